@@ -1,0 +1,84 @@
+package dev.fencing.core.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/** The Lua scripts of a lease, each one atomic and one round trip. */
+final class Scripts {
+
+  /**
+   * KEYS: lock, counter. ARGV: lease id, ttl ms. Returns the new token (positive) when acquired;
+   * otherwise {@code -(remaining ttl ms) - 1}.
+   */
+  static final Script ACQUIRE =
+      new Script(
+          """
+          if redis.call('exists', KEYS[1]) == 0 then
+            local token = redis.call('incr', KEYS[2])
+            redis.call('set', KEYS[1], ARGV[1] .. ':' .. token, 'px', ARGV[2])
+            return token
+          end
+          local ttl = redis.call('pttl', KEYS[1])
+          if ttl < 0 then ttl = 0 end
+          return -ttl - 1
+          """);
+
+  /** KEYS: lock. ARGV: value, ttl ms. Returns 1 when extended, 0 when the value is gone. */
+  static final Script RENEW =
+      new Script(
+          """
+          if redis.call('get', KEYS[1]) == ARGV[1] then
+            redis.call('pexpire', KEYS[1], ARGV[2])
+            return 1
+          end
+          return 0
+          """);
+
+  /**
+   * KEYS: lock, channel. ARGV: value. Deletes the lock only if it holds the value, then wakes
+   * waiters. Returns 1 when deleted, 0 otherwise.
+   */
+  static final Script RELEASE =
+      new Script(
+          """
+          if redis.call('get', KEYS[1]) == ARGV[1] then
+            redis.call('del', KEYS[1])
+            redis.call('publish', KEYS[2], ARGV[1])
+            return 1
+          end
+          return 0
+          """);
+
+  /** KEYS: counter. ARGV: floor. Raises the counter to at least the floor; returns the counter. */
+  static final Script ADVANCE_FLOOR =
+      new Script(
+          """
+          local current = tonumber(redis.call('get', KEYS[1]) or '0')
+          local floor = tonumber(ARGV[1])
+          if current < floor then
+            redis.call('set', KEYS[1], ARGV[1])
+            return floor
+          end
+          return current
+          """);
+
+  private Scripts() {}
+
+  /** A script with its SHA-1, for EVALSHA. */
+  record Script(String source, String sha) {
+    Script(String source) {
+      this(source, sha1(source));
+    }
+
+    private static String sha1(String source) {
+      try {
+        MessageDigest digest = MessageDigest.getInstance("SHA-1");
+        return HexFormat.of().formatHex(digest.digest(source.getBytes(StandardCharsets.UTF_8)));
+      } catch (NoSuchAlgorithmException e) {
+        throw new IllegalStateException("SHA-1 is required by every Java platform", e);
+      }
+    }
+  }
+}

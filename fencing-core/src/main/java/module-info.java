@@ -1,0 +1,14 @@
+/**
+ * Redis leases with fencing tokens: atomic acquire, heartbeat, owner-only release, loss events.
+ *
+ * <p>The public API is the package {@code dev.fencing.core}; {@code dev.fencing.core.internal} is
+ * only open to fencing's own modules.
+ */
+module dev.fencing.core {
+  requires transitive redisson;
+  requires org.slf4j;
+
+  exports dev.fencing.core;
+  exports dev.fencing.core.internal to
+      dev.fencing.jdbc;
+}
