@@ -1,0 +1,284 @@
+package dev.fencing.migrations.internal;
+
+import dev.fencing.migrations.EnforcementMode;
+import dev.fencing.migrations.FencingMigrationException;
+import dev.fencing.migrations.LockNotAcquiredException;
+import dev.fencing.migrations.MigrationOptions;
+import dev.fencing.migrations.MigrationReport;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+
+/** Adds the column and installs the triggers on user tables, with lock_timeout and retries. */
+public final class TableMigrator {
+  private static final String LOCK_NOT_AVAILABLE = "55P03";
+  private static final long FIRST_BACKOFF_MS = 50;
+  private static final long MAX_BACKOFF_MS = 1_000;
+
+  /** tgtype of BEFORE INSERT OR UPDATE OR DELETE FOR EACH ROW: ROW|BEFORE|INSERT|DELETE|UPDATE. */
+  private static final int EXPECTED_TGTYPE = 1 | 2 | 4 | 8 | 16;
+
+  private final javax.sql.DataSource dataSource;
+  private final MigrationOptions options;
+
+  private final List<String> columnsAdded = new ArrayList<>();
+  private final List<String> columnsPresent = new ArrayList<>();
+  private final List<String> triggersInstalled = new ArrayList<>();
+  private final List<String> triggersPresent = new ArrayList<>();
+  private int ddlStatements;
+  private int attempts;
+  private long maxLockHeldNanos;
+
+  /**
+   * Creates the migrator.
+   *
+   * @param dataSource the target database
+   * @param options validated options
+   */
+  public TableMigrator(javax.sql.DataSource dataSource, MigrationOptions options) {
+    this.dataSource = dataSource;
+    this.options = options;
+  }
+
+  /**
+   * Does the table work and builds the report.
+   *
+   * @param schemaMigrationsApplied from Flyway
+   * @param schemaVersion from Flyway
+   * @return the report
+   */
+  public MigrationReport run(int schemaMigrationsApplied, String schemaVersion) {
+    Map<String, EnforcementMode> wanted = new LinkedHashMap<>();
+    for (String t : options.fencedTables()) {
+      wanted.putIfAbsent(t, null);
+    }
+    wanted.putAll(options.enforcedTables());
+
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(true);
+      Map<String, EnforcementMode> resolved = new LinkedHashMap<>();
+      for (Map.Entry<String, EnforcementMode> e : wanted.entrySet()) {
+        String name = resolve(c, e.getKey());
+        EnforcementMode mode = e.getValue();
+        if (mode != null || !resolved.containsKey(name)) {
+          resolved.put(name, mode);
+        }
+      }
+      for (String table : resolved.keySet()) {
+        addColumn(c, table);
+      }
+      for (Map.Entry<String, EnforcementMode> e : resolved.entrySet()) {
+        if (e.getValue() != null) {
+          installTrigger(c, e.getKey(), e.getValue());
+        }
+      }
+    } catch (SQLException e) {
+      throw new FencingMigrationException(
+          "fencing table migration failed: "
+              + e.getMessage()
+              + " (SQLSTATE "
+              + e.getSQLState()
+              + ")",
+          e);
+    }
+    return new MigrationReport(
+        options.schema(),
+        schemaMigrationsApplied,
+        schemaVersion,
+        columnsAdded,
+        columnsPresent,
+        triggersInstalled,
+        triggersPresent,
+        ddlStatements,
+        attempts,
+        Duration.ofNanos(maxLockHeldNanos));
+  }
+
+  /** Resolves a validated name to schema.table as stored in the catalog. */
+  private static String resolve(Connection c, String table) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT n.nspname, c.relname, c.relkind FROM pg_catalog.pg_class c"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+                + " WHERE c.oid = pg_catalog.to_regclass(?)")) {
+      ps.setString(1, Identifiers.quote(table));
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new FencingMigrationException("table " + table + " does not exist", null);
+        }
+        String kind = rs.getString(3);
+        String name = rs.getString(1) + "." + rs.getString(2);
+        if (!"r".equals(kind) && !"p".equals(kind)) {
+          throw new FencingMigrationException(
+              "table " + table + " (" + name + ") is not a table (relkind " + kind + ")", null);
+        }
+        return name;
+      }
+    }
+  }
+
+  private void addColumn(Connection c, String table) throws SQLException {
+    int dot = table.indexOf('.');
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT data_type, is_nullable FROM information_schema.columns"
+                + " WHERE table_schema = ? AND table_name = ? AND column_name = 'fence_token'")) {
+      ps.setString(1, table.substring(0, dot));
+      ps.setString(2, table.substring(dot + 1));
+      try (ResultSet rs = ps.executeQuery()) {
+        if (rs.next()) {
+          String type = rs.getString(1);
+          String nullable = rs.getString(2);
+          if (!"bigint".equals(type) || !"NO".equals(nullable)) {
+            throw new FencingMigrationException(
+                "table "
+                    + table
+                    + " already has a fence_token column, but it is "
+                    + type
+                    + ("NO".equals(nullable) ? " NOT NULL" : " nullable")
+                    + "; fencing needs bigint NOT NULL DEFAULT 0",
+                null);
+          }
+          columnsPresent.add(table);
+          return;
+        }
+      }
+    }
+    String q = Identifiers.quote(table);
+    runDdl(
+        c,
+        table,
+        "add column fence_token",
+        "LOCK TABLE " + q + " IN ACCESS EXCLUSIVE MODE",
+        List.of(
+            "ALTER TABLE "
+                + q
+                + " ADD COLUMN IF NOT EXISTS fence_token BIGINT NOT NULL DEFAULT 0"));
+    columnsAdded.add(table);
+  }
+
+  private void installTrigger(Connection c, String table, EnforcementMode mode)
+      throws SQLException {
+    String label = table + " (" + mode.triggerArgument() + ")";
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT t.tgtype, t.tgenabled, t.tgnargs, pg_catalog.encode(t.tgargs, 'hex'),"
+                + " pn.nspname, p.proname"
+                + " FROM pg_catalog.pg_trigger t"
+                + " JOIN pg_catalog.pg_proc p ON p.oid = t.tgfoid"
+                + " JOIN pg_catalog.pg_namespace pn ON pn.oid = p.pronamespace"
+                + " WHERE t.tgrelid = pg_catalog.to_regclass(?) AND t.tgname = 'fencing_enforce'")) {
+      ps.setString(1, Identifiers.quote(table));
+      try (ResultSet rs = ps.executeQuery()) {
+        if (rs.next()) {
+          String expectedArgs =
+              HexFormat.of().formatHex(mode.triggerArgument().getBytes(StandardCharsets.US_ASCII))
+                  + "00";
+          boolean same =
+              rs.getInt(1) == EXPECTED_TGTYPE
+                  && "O".equals(rs.getString(2))
+                  && rs.getInt(3) == 1
+                  && expectedArgs.equals(rs.getString(4))
+                  && options.schema().equals(rs.getString(5))
+                  && "enforce_fence".equals(rs.getString(6));
+          if (same) {
+            triggersPresent.add(label);
+            return;
+          }
+        }
+      }
+    }
+    String q = Identifiers.quote(table);
+    runDdl(
+        c,
+        table,
+        "install trigger fencing_enforce",
+        "LOCK TABLE " + q + " IN SHARE ROW EXCLUSIVE MODE",
+        List.of(
+            "CREATE OR REPLACE TRIGGER fencing_enforce BEFORE INSERT OR UPDATE OR DELETE ON "
+                + q
+                + " FOR EACH ROW EXECUTE FUNCTION "
+                + Identifiers.quote(options.schema())
+                + ".enforce_fence('"
+                + mode.triggerArgument()
+                + "')",
+            "ALTER TABLE " + q + " ENABLE TRIGGER fencing_enforce"));
+    triggersInstalled.add(label);
+  }
+
+  /**
+   * Runs {@code lock} then {@code statements} in one transaction under {@code SET LOCAL
+   * lock_timeout}, retrying on lock timeouts with exponential backoff until the bound.
+   */
+  private void runDdl(Connection c, String table, String what, String lock, List<String> statements)
+      throws SQLException {
+    long start = System.nanoTime();
+    long bound = options.maxTotalWait().toNanos();
+    long backoff = FIRST_BACKOFF_MS;
+    int tries = 0;
+    ddlStatements++;
+    c.setAutoCommit(false);
+    try {
+      while (true) {
+        tries++;
+        attempts++;
+        try (Statement s = c.createStatement()) {
+          s.execute("SET LOCAL lock_timeout = '" + options.lockTimeout().toMillis() + "ms'");
+          s.execute(lock);
+          long locked = System.nanoTime();
+          for (String sql : statements) {
+            s.execute(sql);
+          }
+          c.commit();
+          maxLockHeldNanos = Math.max(maxLockHeldNanos, System.nanoTime() - locked);
+          return;
+        } catch (SQLException e) {
+          rollbackQuietly(c, e);
+          if (!LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+            throw new FencingMigrationException(
+                "could not " + what + " on table " + table + ": " + e.getMessage(), e);
+          }
+          long elapsed = System.nanoTime() - start;
+          long sleepMs =
+              Math.round(backoff * (0.75 + 0.5 * ThreadLocalRandom.current().nextDouble()));
+          long nextAttemptEnds = elapsed + sleepMs * 1_000_000L + options.lockTimeout().toNanos();
+          if (tries >= options.maxAttempts() || nextAttemptEnds > bound) {
+            throw new LockNotAcquiredException(table, what, tries, Duration.ofNanos(elapsed), e);
+          }
+          sleep(sleepMs, table);
+          backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+        }
+      }
+    } finally {
+      c.setAutoCommit(true);
+    }
+  }
+
+  private static void rollbackQuietly(Connection c, SQLException original) {
+    try {
+      c.rollback();
+    } catch (SQLException e) {
+      original.addSuppressed(e);
+    }
+  }
+
+  private static void sleep(long ms, String table) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new FencingMigrationException(
+          "interrupted while waiting to retry locking table " + table, e);
+    }
+  }
+}
