@@ -1,0 +1,40 @@
+package dev.fencing.examples;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * The billing job's data access, as an application team would write it. Every method takes the
+ * {@link Connection} to work on, so the caller decides where connections come from (a plain pool
+ * today, a fencing {@code DataSource} wrapper later) without the DAO changing.
+ */
+public interface BillingDao {
+
+  /** What {@link #billCustomer} did. */
+  enum Outcome {
+    /** Wrote one invoice and one charge. */
+    CHARGED,
+    /** The customer already had an invoice for the period: nothing written. */
+    ALREADY_INVOICED
+  }
+
+  /** Active customers that have no invoice for {@code period} yet. */
+  long countActiveNotInvoiced(Connection c, String period) throws SQLException;
+
+  /**
+   * The next batch, in id order, of active customers with {@code id > afterId} and no invoice for
+   * {@code period} yet (as far as this read can see).
+   */
+  List<Customer> loadActiveNotInvoiced(Connection c, String period, long afterId, int limit)
+      throws SQLException;
+
+  /**
+   * Bills one customer in one transaction on {@code c}: checks that no invoice exists for the
+   * period, computes the amount, inserts the invoice and its charge, commits. On failure the
+   * transaction is rolled back and the exception rethrown. Leaves {@code c} in auto-commit mode.
+   */
+  Outcome billCustomer(
+      Connection c, Customer customer, String period, String runId, InvoiceCalculator calculator)
+      throws SQLException;
+}

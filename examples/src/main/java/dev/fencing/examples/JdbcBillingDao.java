@@ -1,0 +1,135 @@
+package dev.fencing.examples;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/** {@link BillingDao} in plain JDBC. */
+public final class JdbcBillingDao implements BillingDao {
+
+  private final String countSql;
+  private final String loadSql;
+  private final String existsSql;
+  private final String insertInvoiceSql;
+  private final String insertChargeSql;
+
+  /**
+   * @param schema the schema holding the billing tables
+   */
+  public JdbcBillingDao(String schema) {
+    String s = quote(schema);
+    String notInvoiced =
+        " FROM "
+            + s
+            + ".customers c WHERE c.active AND NOT EXISTS (SELECT 1 FROM "
+            + s
+            + ".invoices i WHERE i.customer_id = c.id AND i.period = ?)";
+    countSql = "SELECT count(*)" + notInvoiced;
+    loadSql =
+        "SELECT c.id, c.name, c.plan, c.amount_cents"
+            + notInvoiced
+            + " AND c.id > ? ORDER BY c.id LIMIT ?";
+    existsSql = "SELECT 1 FROM " + s + ".invoices WHERE customer_id = ? AND period = ? LIMIT 1";
+    insertInvoiceSql =
+        "INSERT INTO "
+            + s
+            + ".invoices (customer_id, period, amount_cents, run_id) VALUES (?, ?, ?, ?)"
+            + " RETURNING id";
+    insertChargeSql =
+        "INSERT INTO "
+            + s
+            + ".charges (invoice_id, customer_id, period, amount_cents, run_id)"
+            + " VALUES (?, ?, ?, ?, ?)";
+  }
+
+  @Override
+  public long countActiveNotInvoiced(Connection c, String period) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(countSql)) {
+      ps.setString(1, period);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  @Override
+  public List<Customer> loadActiveNotInvoiced(Connection c, String period, long afterId, int limit)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(loadSql)) {
+      ps.setString(1, period);
+      ps.setLong(2, afterId);
+      ps.setInt(3, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        List<Customer> batch = new ArrayList<>(limit);
+        while (rs.next()) {
+          batch.add(new Customer(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4)));
+        }
+        return batch;
+      }
+    }
+  }
+
+  @Override
+  public Outcome billCustomer(
+      Connection c, Customer customer, String period, String runId, InvoiceCalculator calculator)
+      throws SQLException {
+    c.setAutoCommit(false);
+    try {
+      Outcome outcome = billInTransaction(c, customer, period, runId, calculator);
+      c.commit();
+      return outcome;
+    } catch (SQLException | RuntimeException e) {
+      try {
+        c.rollback();
+      } catch (SQLException rollbackFailure) {
+        e.addSuppressed(rollbackFailure);
+      }
+      throw e;
+    } finally {
+      c.setAutoCommit(true);
+    }
+  }
+
+  private Outcome billInTransaction(
+      Connection c, Customer customer, String period, String runId, InvoiceCalculator calculator)
+      throws SQLException {
+    try (PreparedStatement exists = c.prepareStatement(existsSql)) {
+      exists.setLong(1, customer.id());
+      exists.setString(2, period);
+      try (ResultSet rs = exists.executeQuery()) {
+        if (rs.next()) {
+          return Outcome.ALREADY_INVOICED;
+        }
+      }
+    }
+    long amount = calculator.amountCents(customer, period);
+    long invoiceId;
+    try (PreparedStatement invoice = c.prepareStatement(insertInvoiceSql)) {
+      invoice.setLong(1, customer.id());
+      invoice.setString(2, period);
+      invoice.setLong(3, amount);
+      invoice.setString(4, runId);
+      try (ResultSet rs = invoice.executeQuery()) {
+        rs.next();
+        invoiceId = rs.getLong(1);
+      }
+    }
+    try (PreparedStatement charge = c.prepareStatement(insertChargeSql)) {
+      charge.setLong(1, invoiceId);
+      charge.setLong(2, customer.id());
+      charge.setString(3, period);
+      charge.setLong(4, amount);
+      charge.setString(5, runId);
+      charge.executeUpdate();
+    }
+    return Outcome.CHARGED;
+  }
+
+  static String quote(String identifier) {
+    return '"' + identifier.replace("\"", "\"\"") + '"';
+  }
+}
