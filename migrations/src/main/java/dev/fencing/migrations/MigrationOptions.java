@@ -122,7 +122,7 @@ public record MigrationOptions(
      * @return this builder
      */
     public Builder fence(String... tables) {
-      fencedTables.addAll(List.of(tables));
+      fencedTables.addAll(java.util.Arrays.asList(tables));
       return this;
     }
 

@@ -1,0 +1,251 @@
+package dev.fencing.migrations;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Map;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class MigrateTest {
+  private static final TestDb db = new TestDb();
+  private static DataSource ds;
+  private static String app;
+
+  @BeforeAll
+  static void setUp() {
+    ds = TestDb.dataSource();
+    app = db.createSchema("mig_app");
+  }
+
+  @AfterAll
+  static void tearDown() {
+    db.close();
+  }
+
+  private static void table(String name) {
+    TestDb.exec(
+        "CREATE TABLE " + app + "." + name + " (id int PRIMARY KEY, amount int)",
+        "INSERT INTO " + app + "." + name + " SELECT g, g FROM generate_series(1, 10) g");
+  }
+
+  @Test
+  void shouldCreateSchemaColumnsAndTriggersOnAFreshDatabase() {
+    String fencing = db.newSchema("mig_fz");
+    table("invoices");
+    table("charges");
+
+    MigrationReport report =
+        FencingMigrations.migrate(
+            ds,
+            MigrationOptions.builder()
+                .schema(fencing)
+                .fence(app + ".invoices")
+                .enforce(app + ".charges", EnforcementMode.STRICT)
+                .build());
+
+    assertThat(report.schemaMigrationsApplied()).isEqualTo(2);
+    assertThat(report.schemaVersion()).isEqualTo("2");
+    assertThat(report.columnsAdded()).containsExactly(app + ".invoices", app + ".charges");
+    assertThat(report.columnsAlreadyPresent()).isEmpty();
+    assertThat(report.triggersInstalled()).containsExactly(app + ".charges (strict)");
+    assertThat(report.ddlStatements()).isEqualTo(3);
+    assertThat(report.attempts()).isEqualTo(3);
+    assertThat(report.changedNothing()).isFalse();
+
+    for (String t : new String[] {"invoices", "charges"}) {
+      assertThat(
+              TestDb.queryString(
+                  "SELECT data_type || ' ' || is_nullable || ' ' || column_default"
+                      + " FROM information_schema.columns"
+                      + " WHERE table_schema = ? AND table_name = ? AND column_name = 'fence_token'",
+                  app,
+                  t))
+          .isEqualTo("bigint NO 0");
+      assertThat(TestDb.queryLong("SELECT sum(fence_token) FROM " + app + "." + t)).isZero();
+    }
+    assertThat(TestDb.queryLong("SELECT count(*) FROM " + fencing + ".fence")).isZero();
+    assertThat(
+            TestDb.queryLong(
+                "SELECT count(*) FROM " + fencing + ".fencing_schema_history WHERE success"))
+        .isGreaterThanOrEqualTo(2);
+    assertThat(
+            TestDb.queryString(
+                "SELECT pg_get_triggerdef(oid) FROM pg_trigger"
+                    + " WHERE tgrelid = ?::regclass AND tgname = 'fencing_enforce'",
+                app + ".charges"))
+        .contains("BEFORE INSERT OR DELETE OR UPDATE")
+        .contains("FOR EACH ROW")
+        .contains(fencing + ".enforce_fence('strict')");
+    assertThat(
+            TestDb.queryString(
+                "SELECT pg_get_triggerdef(oid) FROM pg_trigger"
+                    + " WHERE tgrelid = ?::regclass AND tgname = 'fencing_enforce'",
+                app + ".invoices"))
+        .isNull();
+  }
+
+  @Test
+  void shouldChangeNothingWhenRunAgain() {
+    String fencing = db.newSchema("mig_fz");
+    table("rerun_a");
+    table("rerun_b");
+    MigrationOptions options =
+        MigrationOptions.builder()
+            .schema(fencing)
+            .fence(app + ".rerun_a")
+            .enforce(app + ".rerun_b", EnforcementMode.LENIENT)
+            .build();
+    FencingMigrations.migrate(ds, options);
+    long relfilenode =
+        TestDb.queryLong(
+            "SELECT relfilenode FROM pg_class WHERE oid = ?::regclass", app + ".rerun_a");
+
+    MigrationReport again = FencingMigrations.migrate(ds, options);
+
+    assertThat(again.changedNothing()).isTrue();
+    assertThat(again.schemaMigrationsApplied()).isZero();
+    assertThat(again.schemaVersion()).isEqualTo("2");
+    assertThat(again.columnsAdded()).isEmpty();
+    assertThat(again.columnsAlreadyPresent()).containsExactly(app + ".rerun_a", app + ".rerun_b");
+    assertThat(again.triggersInstalled()).isEmpty();
+    assertThat(again.triggersAlreadyPresent()).containsExactly(app + ".rerun_b (lenient)");
+    assertThat(again.ddlStatements()).isZero();
+    assertThat(again.attempts()).isZero();
+    assertThat(
+            TestDb.queryLong(
+                "SELECT relfilenode FROM pg_class WHERE oid = ?::regclass", app + ".rerun_a"))
+        .isEqualTo(relfilenode);
+  }
+
+  @Test
+  void shouldLeaveAlreadyFencedTablesAloneAndFenceTheOthers() {
+    String fencing = db.newSchema("mig_fz");
+    table("old_fenced");
+    table("new_fenced");
+    TestDb.exec(
+        "ALTER TABLE " + app + ".old_fenced ADD COLUMN fence_token bigint NOT NULL DEFAULT 0",
+        "UPDATE " + app + ".old_fenced SET fence_token = 7");
+
+    MigrationReport report =
+        FencingMigrations.migrate(
+            ds,
+            MigrationOptions.builder()
+                .schema(fencing)
+                .fence(app + ".old_fenced", app + ".new_fenced")
+                .build());
+
+    assertThat(report.columnsAlreadyPresent()).containsExactly(app + ".old_fenced");
+    assertThat(report.columnsAdded()).containsExactly(app + ".new_fenced");
+    assertThat(report.ddlStatements()).isEqualTo(1);
+    assertThat(TestDb.queryLong("SELECT min(fence_token) FROM " + app + ".old_fenced"))
+        .isEqualTo(7);
+  }
+
+  @Test
+  void shouldRefuseAnIncompatibleExistingFenceTokenColumn() {
+    String fencing = db.newSchema("mig_fz");
+    table("wrong_type");
+    TestDb.exec("ALTER TABLE " + app + ".wrong_type ADD COLUMN fence_token int");
+
+    assertThatThrownBy(
+            () ->
+                FencingMigrations.migrate(
+                    ds,
+                    MigrationOptions.builder().schema(fencing).fence(app + ".wrong_type").build()))
+        .isInstanceOf(FencingMigrationException.class)
+        .hasMessageContaining(app + ".wrong_type")
+        .hasMessageContaining("bigint NOT NULL");
+  }
+
+  @Test
+  void shouldFailNamingATableThatDoesNotExist() {
+    String fencing = db.newSchema("mig_fz");
+    assertThatThrownBy(
+            () ->
+                FencingMigrations.migrate(
+                    ds, MigrationOptions.builder().schema(fencing).fence(app + ".nope").build()))
+        .isInstanceOf(FencingMigrationException.class)
+        .hasMessageContaining(app + ".nope")
+        .hasMessageContaining("does not exist");
+  }
+
+  @Test
+  void shouldReplaceTheTriggerWhenTheModeChanges() {
+    String fencing = db.newSchema("mig_fz");
+    table("mode_change");
+    FencingMigrations.migrate(
+        ds,
+        MigrationOptions.builder()
+            .schema(fencing)
+            .enforce(app + ".mode_change", EnforcementMode.LENIENT)
+            .build());
+
+    MigrationReport report =
+        FencingMigrations.migrate(
+            ds,
+            MigrationOptions.builder()
+                .schema(fencing)
+                .enforce(app + ".mode_change", EnforcementMode.STRICT)
+                .build());
+
+    assertThat(report.triggersInstalled()).containsExactly(app + ".mode_change (strict)");
+    assertThat(
+            TestDb.queryLong(
+                "SELECT count(*) FROM pg_trigger WHERE tgrelid = ?::regclass AND NOT tgisinternal",
+                app + ".mode_change"))
+        .isEqualTo(1);
+    assertThat(
+            TestDb.queryString(
+                "SELECT pg_get_triggerdef(oid) FROM pg_trigger WHERE tgrelid = ?::regclass",
+                app + ".mode_change"))
+        .contains("enforce_fence('strict')");
+  }
+
+  @Test
+  void shouldReenableADisabledTrigger() {
+    String fencing = db.newSchema("mig_fz");
+    table("disabled");
+    MigrationOptions options =
+        MigrationOptions.builder()
+            .schema(fencing)
+            .enforce(app + ".disabled", EnforcementMode.STRICT)
+            .build();
+    FencingMigrations.migrate(ds, options);
+    TestDb.exec("ALTER TABLE " + app + ".disabled DISABLE TRIGGER fencing_enforce");
+
+    MigrationReport report = FencingMigrations.migrate(ds, options);
+
+    assertThat(report.triggersInstalled()).containsExactly(app + ".disabled (strict)");
+    assertThat(
+            TestDb.queryString(
+                "SELECT tgenabled FROM pg_trigger WHERE tgrelid = ?::regclass"
+                    + " AND tgname = 'fencing_enforce'",
+                app + ".disabled"))
+        .isEqualTo("O");
+  }
+
+  @Test
+  void shouldRunFromTheUsersOwnFlywayWithTheDocumentedSettings() {
+    String fencing = db.newSchema("mig_fz");
+    var result =
+        Flyway.configure()
+            .dataSource(ds)
+            .schemas(fencing)
+            .table("fencing_schema_history")
+            .locations("classpath:db/fencing")
+            .placeholders(Map.of("fencingSchema", fencing))
+            .load()
+            .migrate();
+    assertThat(result.migrationsExecuted).isEqualTo(2);
+
+    // The Java entry point then sees the same history and applies nothing.
+    MigrationReport report =
+        FencingMigrations.migrate(ds, MigrationOptions.builder().schema(fencing).build());
+    assertThat(report.schemaMigrationsApplied()).isZero();
+    assertThat(report.schemaVersion()).isEqualTo("2");
+  }
+}
