@@ -96,9 +96,9 @@ public final class BillingJob {
       }
       log.accept(
           String.format(
-              "[%s] %s acquired%s; %d customers to bill for %s",
+              "[%s] %s%s; %d customers to bill for %s",
               runId,
-              lock.name(),
+              lock instanceof NoLockStrategy ? "running without a lock" : lock.name() + " acquired",
               hold.token() > 0 ? " (token " + hold.token() + ")" : "",
               toBill,
               period));

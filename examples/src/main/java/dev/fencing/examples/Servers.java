@@ -40,6 +40,20 @@ public final class Servers implements AutoCloseable {
   public static Servers start(
       String jdbcUrl, String redisUrl, EmbeddedRedisServer.Source redisSource, Consumer<String> log)
       throws ServerException {
+    return start(jdbcUrl, redisUrl, true, redisSource, log);
+  }
+
+  /**
+   * As {@link #start(String, String, EmbeddedRedisServer.Source, Consumer)}; with {@code withRedis}
+   * false, Redis is neither checked nor started and {@link #redisUrl} is null.
+   */
+  public static Servers start(
+      String jdbcUrl,
+      String redisUrl,
+      boolean withRedis,
+      EmbeddedRedisServer.Source redisSource,
+      Consumer<String> log)
+      throws ServerException {
     List<AutoCloseable> started = new ArrayList<>();
     try {
       if (jdbcUrl == null) {
@@ -51,7 +65,9 @@ public final class Servers implements AutoCloseable {
       } else {
         checkPostgres(jdbcUrl);
       }
-      if (redisUrl == null) {
+      if (!withRedis) {
+        redisUrl = null;
+      } else if (redisUrl == null) {
         log.accept("starting embedded Redis (no --redis-url / FENCING_REDIS_URL given) ...");
         EmbeddedRedisServer redis = EmbeddedRedisServer.start(redisSource);
         started.add(redis);

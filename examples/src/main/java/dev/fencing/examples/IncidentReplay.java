@@ -1,0 +1,308 @@
+package dev.fencing.examples;
+
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import javax.sql.DataSource;
+import org.redisson.api.RedissonClient;
+
+/**
+ * Replays the incident with scaled-down times: the billing job under each {@link ReplayMode}, and
+ * what the database says about it afterwards.
+ *
+ * <p>Scenario for every mode with a lock: run A acquires and bills; at 80% it stalls (GC pause,
+ * slow query) while its lock expires; the scheduler's next trigger starts run B, which acquires;
+ * when B has processed its first customer, A resumes and both bill the remaining customers
+ * concurrently. A then releases; one more trigger fires right after. Mode 1 (no lock) is the
+ * rolling deploy: the new instance's run starts when the old one is half way through.
+ */
+public final class IncidentReplay {
+
+  /**
+   * @param customers customers to create (every tenth is inactive)
+   * @param ttl the lock TTL (the incident had 30 s; the replay scales it down)
+   * @param pricingMicros simulated latency of computing one invoice, inside the transaction
+   * @param batchSize customers loaded per batch
+   * @param period the billing period
+   */
+  public record Settings(
+      int customers, Duration ttl, long pricingMicros, int batchSize, String period) {
+
+    public static Settings defaults() {
+      return new Settings(3000, Duration.ofSeconds(2), 1000, 200, "2026-01");
+    }
+  }
+
+  /**
+   * One line of the replay's table.
+   *
+   * @param stats from the database, after all runs of the mode ended
+   * @param staleWritesRejected reported by the runs
+   * @param locksDeletedByNonOwner releases that removed another run's lock
+   */
+  public record Row(
+      ReplayMode mode,
+      BillingStats stats,
+      long staleWritesRejected,
+      long locksDeletedByNonOwner,
+      List<RunResult> runs) {
+
+    /** True for a mode that is not implemented yet (no numbers). */
+    public boolean pending() {
+      return stats == null;
+    }
+  }
+
+  private final DataSource pool;
+  private final RedissonClient redisson;
+  private final BillingSchema schema;
+  private final BillingDao dao;
+  private final String keyPrefix;
+  private final Settings settings;
+  private final Consumer<String> log;
+
+  /**
+   * @param pool connection pool on the database holding {@code schema}
+   * @param redisson client for the locks
+   * @param schema the billing tables
+   * @param dao the data access code the job uses
+   * @param keyPrefix prefix of every Redis key the replay touches
+   * @param settings sizes and times
+   * @param log progress lines
+   */
+  public IncidentReplay(
+      DataSource pool,
+      RedissonClient redisson,
+      BillingSchema schema,
+      BillingDao dao,
+      String keyPrefix,
+      Settings settings,
+      Consumer<String> log) {
+    this.pool = Objects.requireNonNull(pool);
+    this.redisson = redisson;
+    this.schema = Objects.requireNonNull(schema);
+    this.dao = Objects.requireNonNull(dao);
+    this.keyPrefix = Objects.requireNonNull(keyPrefix);
+    this.settings = Objects.requireNonNull(settings);
+    this.log = Objects.requireNonNull(log);
+  }
+
+  /** Creates the tables in the schema (which should be empty or absent) and the customers. */
+  public void prepare() throws SQLException {
+    schema.migrate();
+    schema.seedCustomers(settings.customers());
+  }
+
+  /** The Redis key of the billing lock. */
+  public String lockKey() {
+    return keyPrefix + "{billing}:lock";
+  }
+
+  /** Runs one mode on fresh billing tables and reads the result from the database. */
+  public Row run(ReplayMode mode) throws Exception {
+    if (!mode.implemented()) {
+      return new Row(mode, null, 0, 0, List.of());
+    }
+    schema.resetBilling();
+    if (redisson != null) {
+      redisson.getKeys().deleteByPattern(keyPrefix + "*");
+    }
+    log.accept("--- mode " + mode.number() + ": " + mode.label() + " ---");
+    List<RunResult> runs =
+        switch (mode) {
+          case NO_LOCK -> rollingDeploy();
+          case NAIVE_LOCK -> lockOutlivedByJob(naiveLock());
+          case TOKEN_HEARTBEAT, FENCED ->
+              // TODO(fencing-core, fencing-jdbc): build the strategy from LeaseManager/Lease
+              // (mode 3) and additionally FencedDataSource + Fencing.run(lease, ...) (mode 4),
+              // then reuse lockOutlivedByJob(strategy). The stall must also stop the lease's
+              // heartbeat (a real GC pause freezes the whole JVM): give each run its own
+              // LeaseManager/scheduler and pause it during the stall, or stall a worker JVM.
+              throw new UnsupportedOperationException("mode " + mode.number() + " not wired yet");
+        };
+    BillingStats stats = BillingStats.query(pool, schema.schema(), settings.period());
+    long rejected = runs.stream().mapToLong(RunResult::staleWritesRejected).sum();
+    long deletedOthers =
+        runs.stream()
+            .filter(r -> r.release() == LockStrategy.Release.DELETED_ANOTHER_RUNS_LOCK)
+            .count();
+    return new Row(mode, stats, rejected, deletedOthers, runs);
+  }
+
+  private NaiveRedisLockStrategy naiveLock() {
+    if (redisson == null) {
+      throw new IllegalStateException("the naive lock needs Redis");
+    }
+    return new NaiveRedisLockStrategy(redisson, lockKey(), settings.ttl());
+  }
+
+  private BillingJob job(LockStrategy strategy, StallPoint stall) {
+    return new BillingJob(pool, dao, strategy)
+        .batchSize(settings.batchSize())
+        .calculator(InvoiceCalculator.withLatency(settings.pricingMicros()))
+        .stallPoint(stall)
+        .log(log);
+  }
+
+  private long activeCustomers() throws SQLException {
+    return BillingStats.query(pool, schema.schema(), settings.period()).activeCustomers();
+  }
+
+  /** Mode 1: the old instance is half way through when the new instance starts its own run. */
+  private List<RunResult> rollingDeploy() throws Exception {
+    LockStrategy none = new NoLockStrategy();
+    CountDownLatch halfWay = new CountDownLatch(1);
+    ExecutorService threads = Executors.newFixedThreadPool(2);
+    try {
+      Future<RunResult> old =
+          threads.submit(
+              () ->
+                  job(none, StallPoint.signalAt(activeCustomers() / 2, halfWay))
+                      .run("old-instance", settings.period()));
+      awaitOrDone(halfWay, old);
+      log.accept("rolling deploy: the new instance starts while the old one is still running");
+      Future<RunResult> fresh =
+          threads.submit(() -> job(none, StallPoint.NONE).run("new-instance", settings.period()));
+      return List.of(get(old), get(fresh));
+    } finally {
+      shutdown(threads);
+    }
+  }
+
+  /**
+   * Modes 2-4: run A outlives its lock (a stall at 80%), the next trigger starts run B, both bill;
+   * A releases; one more trigger fires.
+   */
+  List<RunResult> lockOutlivedByJob(LockStrategy strategy) throws Exception {
+    Duration maxStall = settings.ttl().multipliedBy(5).plusSeconds(10);
+    CountDownLatch aStalled = new CountDownLatch(1);
+    CountDownLatch resumeA = new CountDownLatch(1);
+    long stallAt = activeCustomers() * 4 / 5;
+    ExecutorService threads = Executors.newFixedThreadPool(3);
+    try {
+      Future<RunResult> a =
+          threads.submit(
+              () ->
+                  job(strategy, StallPoint.pauseOnce(stallAt, aStalled, resumeA, maxStall))
+                      .run("run-A", settings.period()));
+      awaitOrDone(aStalled, a);
+      log.accept("run-A stalls (GC pause) at customer " + stallAt + "; its lock's TTL runs on");
+      long deadline = System.nanoTime() + maxStall.toNanos();
+      Future<RunResult> b = null;
+      int attempt = 0;
+      while (System.nanoTime() < deadline && !a.isDone()) {
+        attempt++;
+        BillingJob jobB =
+            job(strategy, resumeOnFirstCustomer(resumeA)).log(attempt == 1 ? log : l -> {});
+        Future<RunResult> tryB = threads.submit(() -> jobB.run("run-B", settings.period()));
+        RunResult first = waitAcquiredOrDone(tryB);
+        if (first == null || first.acquired()) {
+          b = tryB;
+          log.accept("trigger " + (attempt + 1) + ": run-B acquired the lock");
+          break;
+        }
+        Thread.sleep(Math.max(20, settings.ttl().toMillis() / 20));
+      }
+      resumeA.countDown();
+      RunResult resultA = get(a);
+      List<RunResult> results = new ArrayList<>();
+      results.add(resultA);
+      log.accept("run-A released: " + resultA.release());
+      RunResult resultC = job(strategy, StallPoint.NONE).run("run-C", settings.period());
+      if (b != null) {
+        results.add(get(b));
+      }
+      results.add(resultC);
+      return results;
+    } finally {
+      resumeA.countDown();
+      shutdown(threads);
+    }
+  }
+
+  private static StallPoint resumeOnFirstCustomer(CountDownLatch resumeA) {
+    return (runId, done, next) -> {
+      if (done >= 1) {
+        resumeA.countDown();
+      }
+    };
+  }
+
+  /** Null once B is running (it acquired); B's result if it finished (e.g. not acquired). */
+  private static RunResult waitAcquiredOrDone(Future<RunResult> b) throws Exception {
+    // A run that does not acquire returns at once; one that acquires keeps running.
+    try {
+      return b.get(200, TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException running) {
+      return null;
+    }
+  }
+
+  private static void awaitOrDone(CountDownLatch latch, Future<?> run) throws Exception {
+    while (!latch.await(50, TimeUnit.MILLISECONDS)) {
+      if (run.isDone()) {
+        run.get();
+        return;
+      }
+    }
+  }
+
+  private static RunResult get(Future<RunResult> f) throws Exception {
+    try {
+      return f.get();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof Exception cause) {
+        throw cause;
+      }
+      throw e;
+    }
+  }
+
+  private static void shutdown(ExecutorService threads) throws InterruptedException {
+    threads.shutdown();
+    if (!threads.awaitTermination(30, TimeUnit.SECONDS)) {
+      threads.shutdownNow();
+    }
+  }
+
+  /** The table header. */
+  public static String header() {
+    return String.format(
+        Locale.ROOT,
+        "%-33s %9s %8s %14s %22s %27s",
+        "mode",
+        "customers",
+        "charges",
+        "charged twice",
+        "stale writes rejected",
+        "locks deleted by non-owner");
+  }
+
+  /** One row of the table. */
+  public static String format(Row row) {
+    String mode = row.mode().number() + " " + row.mode().label();
+    if (row.pending()) {
+      return String.format(
+          Locale.ROOT, "%-33s %s", mode, "pending: needs the fencing library (placeholder)");
+    }
+    return String.format(
+        Locale.ROOT,
+        "%-33s %9d %8d %14d %22d %27d",
+        mode,
+        row.stats().activeCustomers(),
+        row.stats().charges(),
+        row.stats().customersChargedTwice(),
+        row.staleWritesRejected(),
+        row.locksDeletedByNonOwner());
+  }
+}
