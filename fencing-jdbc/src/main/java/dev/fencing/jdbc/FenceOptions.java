@@ -1,0 +1,88 @@
+package dev.fencing.jdbc;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * Where the fence lives and how registration waits, validated on construction.
+ *
+ * @param schema the schema of the fence table created by the {@code migrations} module, a plain
+ *     identifier (default {@code fencing})
+ * @param registrationLockTimeout {@code lock_timeout} of one registration attempt; a registration
+ *     waits for in-flight writes of the previous holder, and retries after this
+ * @param registrationTimeout give up registering after this long in total
+ */
+public record FenceOptions(
+    String schema, Duration registrationLockTimeout, Duration registrationTimeout) {
+
+  /** The default fence schema. */
+  public static final String DEFAULT_SCHEMA = "fencing";
+
+  private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
+
+  /**
+   * Validates the options.
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if the schema is not a plain identifier or a duration is not
+   *     positive
+   */
+  public FenceOptions {
+    Objects.requireNonNull(schema, "schema");
+    Objects.requireNonNull(registrationLockTimeout, "registrationLockTimeout");
+    Objects.requireNonNull(registrationTimeout, "registrationTimeout");
+    if (!IDENTIFIER.matcher(schema).matches()) {
+      throw new IllegalArgumentException(
+          "schema must be a plain identifier [A-Za-z_][A-Za-z0-9_]* of at most 63 characters, got \""
+              + schema
+              + "\"");
+    }
+    if (registrationLockTimeout.isZero() || registrationLockTimeout.isNegative()) {
+      throw new IllegalArgumentException(
+          "registrationLockTimeout must be positive, got " + registrationLockTimeout);
+    }
+    if (registrationTimeout.isZero() || registrationTimeout.isNegative()) {
+      throw new IllegalArgumentException(
+          "registrationTimeout must be positive, got " + registrationTimeout);
+    }
+  }
+
+  /** Returns the defaults: schema {@code fencing}, 1 s per attempt, 2 min in total. */
+  public static FenceOptions defaults() {
+    return new FenceOptions(DEFAULT_SCHEMA, Duration.ofSeconds(1), Duration.ofMinutes(2));
+  }
+
+  /**
+   * Returns a copy with another schema.
+   *
+   * @param schema the fence schema
+   * @return the new options
+   * @throws IllegalArgumentException if {@code schema} is not a plain identifier
+   */
+  public FenceOptions withSchema(String schema) {
+    return new FenceOptions(schema, registrationLockTimeout, registrationTimeout);
+  }
+
+  /**
+   * Returns a copy with another total registration timeout.
+   *
+   * @param registrationTimeout the bound
+   * @return the new options
+   * @throws IllegalArgumentException if not positive
+   */
+  public FenceOptions withRegistrationTimeout(Duration registrationTimeout) {
+    return new FenceOptions(schema, registrationLockTimeout, registrationTimeout);
+  }
+
+  /**
+   * Returns a copy with another per-attempt lock timeout.
+   *
+   * @param registrationLockTimeout the bound of one attempt
+   * @return the new options
+   * @throws IllegalArgumentException if not positive
+   */
+  public FenceOptions withRegistrationLockTimeout(Duration registrationLockTimeout) {
+    return new FenceOptions(schema, registrationLockTimeout, registrationTimeout);
+  }
+}

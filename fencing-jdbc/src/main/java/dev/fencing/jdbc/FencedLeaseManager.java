@@ -1,0 +1,139 @@
+package dev.fencing.jdbc;
+
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseManager;
+import dev.fencing.core.LeaseOptions;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link LeaseManager} that registers every lease in the database's {@link ResourceFence} right
+ * after acquiring it, so the database starts rejecting the previous holder's writes before the new
+ * holder writes anything.
+ *
+ * <p>If Redis hands out a token the fence has already seen (Redis restarted without persistence, or
+ * failed over to a replica that missed increments), registration fails while the lease is still
+ * held; this manager then advances the Redis token counter past the fence's high-water mark,
+ * releases the lease and acquires again, so tokens keep increasing from the database's point of
+ * view. A lease is returned only once registered.
+ */
+public final class FencedLeaseManager implements LeaseManager {
+
+  private static final Logger log = LoggerFactory.getLogger(FencedLeaseManager.class);
+  private static final int MAX_RECOVERIES = 3;
+
+  private final LeaseManager delegate;
+  private final ResourceFence fence;
+
+  /**
+   * Creates the manager.
+   *
+   * @param delegate the manager that hands out the leases, typically a {@code RedisLeaseManager}
+   * @param fence the fence to register in, typically {@link FencedDataSource#fence()}
+   * @throws NullPointerException if an argument is null
+   */
+  public FencedLeaseManager(LeaseManager delegate, ResourceFence fence) {
+    this.delegate = Objects.requireNonNull(delegate, "delegate");
+    this.fence = Objects.requireNonNull(fence, "fence");
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The lease is registered in the fence before it is returned.
+   *
+   * @throws FenceRegistrationException if registration failed; the lease was released
+   */
+  @Override
+  public Lease acquire(String resource, Duration maxWait) {
+    Objects.requireNonNull(maxWait, "maxWait");
+    long deadline = System.nanoTime() + maxWait.toNanos();
+    Lease lease = delegate.acquire(resource, maxWait);
+    for (int recoveries = 0; ; recoveries++) {
+      Optional<Lease> next = registerOrRecover(lease, recoveries);
+      if (next.isEmpty()) {
+        return lease;
+      }
+      long remaining = Math.max(0, deadline - System.nanoTime());
+      lease = delegate.acquire(resource, Duration.ofNanos(remaining));
+    }
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The lease is registered in the fence before it is returned.
+   *
+   * @throws FenceRegistrationException if registration failed; the lease was released
+   */
+  @Override
+  public Optional<Lease> tryAcquire(String resource) {
+    Optional<Lease> acquired = delegate.tryAcquire(resource);
+    for (int recoveries = 0; acquired.isPresent(); recoveries++) {
+      if (registerOrRecover(acquired.get(), recoveries).isEmpty()) {
+        return acquired;
+      }
+      acquired = delegate.tryAcquire(resource);
+    }
+    return acquired;
+  }
+
+  @Override
+  public void advanceTokenFloor(String resource, FencingToken floor) {
+    delegate.advanceTokenFloor(resource, floor);
+  }
+
+  @Override
+  public LeaseOptions options() {
+    return delegate.options();
+  }
+
+  /** Registers; returns empty when done, or a marker when the caller must acquire again. */
+  private Optional<Lease> registerOrRecover(Lease lease, int recoveries) {
+    try {
+      fence.register(lease);
+      return Optional.empty();
+    } catch (StaleTokenException stale) {
+      if (recoveries >= MAX_RECOVERIES || !lease.isHeld()) {
+        lease.close();
+        throw new FenceRegistrationException(
+            "could not register a token above the fence for \""
+                + lease.resource()
+                + "\" after "
+                + recoveries
+                + " recoveries: "
+                + stale.getMessage(),
+            stale);
+      }
+      long floor = Math.max(stale.currentToken(), lease.token().value());
+      log.warn(
+          "Redis handed out token {} for \"{}\" but the fence is at {}: Redis lost its counter;"
+              + " advancing it past {} and acquiring again",
+          lease.token(),
+          lease.resource(),
+          stale.currentToken(),
+          floor);
+      delegate.advanceTokenFloor(lease.resource(), FencingToken.of(floor));
+      lease.close();
+      return Optional.of(lease);
+    } catch (SQLException e) {
+      lease.close();
+      throw new FenceRegistrationException(
+          "registering token "
+              + lease.token()
+              + " for \""
+              + lease.resource()
+              + "\" failed: "
+              + e.getMessage(),
+          e);
+    } catch (RuntimeException e) {
+      lease.close();
+      throw e;
+    }
+  }
+}

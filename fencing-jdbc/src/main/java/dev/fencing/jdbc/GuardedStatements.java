@@ -1,0 +1,134 @@
+package dev.fencing.jdbc;
+
+import dev.fencing.jdbc.internal.FencedConnection;
+import dev.fencing.jdbc.internal.FencedProxies;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Guarded statements for plain JDBC. Each factory returns an ordinary {@link PreparedStatement}
+ * whose SQL carries both guards, so you bind your parameters at the indexes you wrote:
+ *
+ * <pre>{@code
+ * try (PreparedStatement update =
+ *     GuardedStatements.update(connection, "invoices", "status = ?", "id = ?")) {
+ *   update.setString(1, "PAID");
+ *   update.setLong(2, invoiceId);
+ *   update.executeUpdate(); // throws StaleTokenException if a newer holder registered
+ * }
+ * }</pre>
+ *
+ * <p>The row guard sets {@code fence_token} to the writer's token and requires the stored one to be
+ * no higher; the resource fence requires the fence to name the writer's registration and locks its
+ * row {@code FOR SHARE} until commit, in the same statement (no extra round trip). A write that
+ * affects no row is classified with one read: {@link StaleTokenException} if the fence moved on,
+ * else it returns 0 (no such row). A JDBC batch ({@code addBatch}/{@code executeBatch}) inside a
+ * transaction checks the fence once per transaction, not once per row.
+ *
+ * <p>The connection must come from a {@link FencedDataSource} inside a {@link Fencing} scope. Table
+ * and column names must be plain identifiers ({@code [A-Za-z_][A-Za-z0-9_]*}, optionally {@code
+ * schema.table}); they are quoted. The assignment and condition fragments are SQL you write, like
+ * the text of any prepared statement: never build them from user input.
+ */
+public final class GuardedStatements {
+
+  private GuardedStatements() {}
+
+  /**
+   * Prepares {@code UPDATE table SET assignments WHERE condition}, guarded.
+   *
+   * @param connection a connection from a {@link FencedDataSource} inside a scope
+   * @param table the table, {@code name} or {@code schema.name}
+   * @param assignments the SET list, for example {@code "status = ?, paid_at = ?"}
+   * @param condition the WHERE condition, for example {@code "id = ?"}
+   * @return the statement
+   * @throws IllegalArgumentException if a name is not a plain identifier or a fragment is blank
+   * @throws IllegalStateException if the connection is not fenced by a scope
+   * @throws StaleTokenException if the lease is already known lost
+   * @throws SQLException if preparing failed
+   */
+  public static PreparedStatement update(
+      Connection connection, String table, String assignments, String condition)
+      throws SQLException {
+    FencedConnection fenced = fenced(connection);
+    return FencedProxies.guarded(fenced, fenced.fenceSql().update(table, assignments, condition));
+  }
+
+  /**
+   * Prepares {@code DELETE FROM table WHERE condition}, guarded.
+   *
+   * @param connection a connection from a {@link FencedDataSource} inside a scope
+   * @param table the table
+   * @param condition the WHERE condition
+   * @return the statement
+   * @throws IllegalArgumentException if the table name is invalid or the condition blank
+   * @throws IllegalStateException if the connection is not fenced by a scope
+   * @throws StaleTokenException if the lease is already known lost
+   * @throws SQLException if preparing failed
+   */
+  public static PreparedStatement delete(Connection connection, String table, String condition)
+      throws SQLException {
+    FencedConnection fenced = fenced(connection);
+    return FencedProxies.guarded(fenced, fenced.fenceSql().delete(table, condition));
+  }
+
+  /**
+   * Prepares an INSERT of one row with one parameter per column, in order; {@code fence_token} is
+   * set to the writer's token. It inserts nothing (and throws {@link StaleTokenException}) unless
+   * the fence names the writer.
+   *
+   * @param connection a connection from a {@link FencedDataSource} inside a scope
+   * @param table the table
+   * @param columns the columns to insert, not including {@code fence_token}
+   * @return the statement
+   * @throws IllegalArgumentException if a name is invalid or no column is given
+   * @throws IllegalStateException if the connection is not fenced by a scope
+   * @throws StaleTokenException if the lease is already known lost
+   * @throws SQLException if preparing failed
+   */
+  public static PreparedStatement insert(Connection connection, String table, String... columns)
+      throws SQLException {
+    FencedConnection fenced = fenced(connection);
+    return FencedProxies.guarded(fenced, fenced.fenceSql().insert(table, List.of(columns)));
+  }
+
+  /**
+   * Prepares an upsert: INSERT of one row (one parameter per column), or on conflict on {@code
+   * conflictColumns} an update of the other columns, only if the stored row was not written by a
+   * newer holder ({@code ON CONFLICT ... DO UPDATE ... WHERE fence_token <= EXCLUDED.fence_token}).
+   *
+   * @param connection a connection from a {@link FencedDataSource} inside a scope
+   * @param table the table
+   * @param columns the columns to insert, not including {@code fence_token}
+   * @param conflictColumns the unique key, a subset of {@code columns}
+   * @return the statement
+   * @throws IllegalArgumentException if a name is invalid, a list is empty, or a conflict column is
+   *     not inserted
+   * @throws IllegalStateException if the connection is not fenced by a scope
+   * @throws StaleTokenException if the lease is already known lost
+   * @throws SQLException if preparing failed
+   */
+  public static PreparedStatement upsert(
+      Connection connection, String table, List<String> columns, List<String> conflictColumns)
+      throws SQLException {
+    FencedConnection fenced = fenced(connection);
+    return FencedProxies.guarded(
+        fenced,
+        fenced.fenceSql().upsert(table, List.copyOf(columns), List.copyOf(conflictColumns)));
+  }
+
+  private static FencedConnection fenced(Connection connection) throws SQLException {
+    Objects.requireNonNull(connection, "connection");
+    if (!connection.isWrapperFor(FencedConnection.class)) {
+      throw new IllegalStateException(
+          "a guarded write needs a connection taken from a FencedDataSource inside"
+              + " Fencing.run(lease, ...); this one is not fenced, so nothing was written");
+    }
+    FencedConnection fenced = connection.unwrap(FencedConnection.class);
+    FencedProxies.requireHeld(fenced.fencingLease());
+    return fenced;
+  }
+}

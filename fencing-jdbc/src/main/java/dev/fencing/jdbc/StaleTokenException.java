@@ -1,0 +1,71 @@
+package dev.fencing.jdbc;
+
+import dev.fencing.core.FencingToken;
+import java.sql.SQLNonTransientException;
+
+/**
+ * A write was rejected because its fencing token is stale: another holder registered for the
+ * resource after this one, or the lease is already known to be lost. Retrying cannot succeed; the
+ * holder must stop writing.
+ *
+ * <p>SQLState {@value #SQL_STATE}, the same code the enforcement trigger raises. The transaction is
+ * left as the failure left it: roll it back.
+ */
+public class StaleTokenException extends SQLNonTransientException {
+  private static final long serialVersionUID = 1L;
+
+  /** The SQLState of a rejected stale write. */
+  public static final String SQL_STATE = "ZF001";
+
+  private final String resource;
+  private final long attemptedToken;
+  private final long currentToken;
+
+  /**
+   * Creates the exception.
+   *
+   * @param message what was rejected and why
+   * @param resource the resource the write was fenced by
+   * @param attemptedToken the writer's token
+   * @param currentToken the token the fence holds now, or 0 if none is registered or it is unknown
+   * @param cause the database error, or null
+   */
+  public StaleTokenException(
+      String message, String resource, long attemptedToken, long currentToken, Throwable cause) {
+    super(message, SQL_STATE, cause);
+    this.resource = resource;
+    this.attemptedToken = attemptedToken;
+    this.currentToken = currentToken;
+  }
+
+  static StaleTokenException rejected(String resource, FencingToken attempted, long current) {
+    return new StaleTokenException(
+        "stale fencing token for resource \""
+            + resource
+            + "\": attempted "
+            + attempted
+            + ", current "
+            + current,
+        resource,
+        attempted.value(),
+        current,
+        null);
+  }
+
+  /** Returns the resource whose fence rejected the write. */
+  public String resource() {
+    return resource;
+  }
+
+  /** Returns the token the rejected write carried. */
+  public long attemptedToken() {
+    return attemptedToken;
+  }
+
+  /**
+   * Returns the token registered for the resource when the write was rejected, 0 if none/unknown.
+   */
+  public long currentToken() {
+    return currentToken;
+  }
+}

@@ -1,0 +1,313 @@
+package dev.fencing.jdbc.internal;
+
+import dev.fencing.core.Lease;
+import dev.fencing.jdbc.StaleTokenException;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.CallableStatement;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Connections and statements handed out inside a fencing scope. They fail fast when the lease is
+ * already known lost, report the enforcement trigger's rejection as a {@link StaleTokenException},
+ * and, for guarded statements, classify writes that affected no row.
+ */
+public final class FencedProxies {
+
+  private static final Pattern DETAIL =
+      Pattern.compile("resource=([A-Za-z0-9_.:/-]+);attempted=(\\d+);current=(\\d+)");
+
+  private FencedProxies() {}
+
+  /** Wraps a connection whose session settings already name {@code lease}. */
+  public static FencedConnection wrap(Connection delegate, Lease lease, FenceSql sql) {
+    ConnectionHandler handler = new ConnectionHandler(delegate, lease, sql);
+    FencedConnection proxy =
+        (FencedConnection)
+            Proxy.newProxyInstance(
+                FencedConnection.class.getClassLoader(),
+                new Class<?>[] {FencedConnection.class},
+                handler);
+    handler.proxy = proxy;
+    return proxy;
+  }
+
+  /** Marks a statement prepared from guarded SQL, so its row counts are classified. */
+  public static PreparedStatement guarded(FencedConnection connection, String sql)
+      throws SQLException {
+    PreparedStatement statement = connection.prepareStatement(sql);
+    StatementHandler handler = (StatementHandler) Proxy.getInvocationHandler(statement);
+    handler.guarded = true;
+    return statement;
+  }
+
+  /** Throws a {@link StaleTokenException} if the lease is already known not to be held. */
+  public static void requireHeld(Lease lease) throws StaleTokenException {
+    if (!lease.isHeld()) {
+      throw new StaleTokenException(
+          "lease on \""
+              + lease.resource()
+              + "\" with token "
+              + lease.token()
+              + " is no longer held"
+              + lease.lossReason().map(reason -> " (" + reason + ")").orElse("")
+              + "; the write was rejected before reaching the database",
+          lease.resource(),
+          lease.token().value(),
+          0,
+          null);
+    }
+  }
+
+  /** Returns the exception as a {@link StaleTokenException} if the database rejected a token. */
+  public static SQLException translate(SQLException failure) {
+    if (failure instanceof StaleTokenException) {
+      return failure;
+    }
+    for (Throwable t = failure; t != null; ) {
+      if (t instanceof SQLException sql
+          && StaleTokenException.SQL_STATE.equals(sql.getSQLState())) {
+        Matcher detail = DETAIL.matcher(String.valueOf(sql.getMessage()));
+        if (detail.find()) {
+          return new StaleTokenException(
+              firstLine(sql.getMessage()),
+              detail.group(1),
+              Long.parseLong(detail.group(2)),
+              Long.parseLong(detail.group(3)),
+              failure);
+        }
+        return new StaleTokenException(firstLine(sql.getMessage()), null, 0, 0, failure);
+      }
+      if (t instanceof SQLException sql && sql.getNextException() != null) {
+        t = sql.getNextException();
+      } else {
+        t = t.getCause();
+      }
+    }
+    return failure;
+  }
+
+  private static String firstLine(String message) {
+    if (message == null) {
+      return "stale fencing token";
+    }
+    int newline = message.indexOf('\n');
+    return newline < 0 ? message : message.substring(0, newline);
+  }
+
+  private static Object invokeDelegate(Object target, Method method, Object[] args)
+      throws Throwable {
+    try {
+      return method.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof SQLException sql) {
+        throw translate(sql);
+      }
+      throw cause;
+    }
+  }
+
+  private static final class ConnectionHandler implements InvocationHandler {
+    private final Connection delegate;
+    private final Lease lease;
+    private final FenceSql sql;
+    private FencedConnection proxy;
+    private boolean verifiedInTransaction;
+
+    ConnectionHandler(Connection delegate, Lease lease, FenceSql sql) {
+      this.delegate = delegate;
+      this.lease = lease;
+      this.sql = sql;
+    }
+
+    @Override
+    public Object invoke(Object self, Method method, Object[] args) throws Throwable {
+      switch (method.getName()) {
+        case "fencingLease":
+          return lease;
+        case "fenceSql":
+          return sql;
+        case "verifyFenceForTransaction":
+          verifyForTransaction();
+          return null;
+        case "classifyNoRows":
+          classifyNoRows();
+          return null;
+        case "unwrap":
+          if (((Class<?>) args[0]).isInstance(proxy)) {
+            return proxy;
+          }
+          return delegate.unwrap((Class<?>) args[0]);
+        case "isWrapperFor":
+          return ((Class<?>) args[0]).isInstance(proxy)
+              || delegate.isWrapperFor((Class<?>) args[0]);
+        case "equals":
+          return self == args[0];
+        case "hashCode":
+          return System.identityHashCode(self);
+        case "toString":
+          return "FencedConnection[" + lease + ", " + delegate + "]";
+        case "createStatement":
+        case "prepareStatement":
+        case "prepareCall":
+          requireHeld(lease);
+          return wrapStatement((Statement) invokeDelegate(delegate, method, args), method);
+        case "commit":
+        case "rollback":
+        case "setAutoCommit":
+        case "close":
+          verifiedInTransaction = false;
+          return invokeDelegate(delegate, method, args);
+        default:
+          return invokeDelegate(delegate, method, args);
+      }
+    }
+
+    private Object wrapStatement(Statement statement, Method factory) {
+      Class<?> type = factory.getReturnType();
+      Class<?> face =
+          type == CallableStatement.class
+              ? CallableStatement.class
+              : type == PreparedStatement.class ? PreparedStatement.class : Statement.class;
+      return Proxy.newProxyInstance(
+          FencedConnection.class.getClassLoader(),
+          new Class<?>[] {face},
+          new StatementHandler(statement, this));
+    }
+
+    private void verifyForTransaction() throws SQLException {
+      if (verifiedInTransaction || delegate.getAutoCommit()) {
+        return;
+      }
+      requireHeld(lease);
+      boolean holds;
+      try (Statement statement = delegate.createStatement();
+          ResultSet rows = statement.executeQuery(sql.verifyForTransaction())) {
+        holds = rows.next();
+      } catch (SQLException e) {
+        throw translate(e);
+      }
+      if (!holds) {
+        classifyNoRows();
+        throw new StaleTokenException(
+            "the fence for \"" + lease.resource() + "\" does not name this lease",
+            lease.resource(),
+            lease.token().value(),
+            0,
+            null);
+      }
+      verifiedInTransaction = true;
+    }
+
+    private void classifyNoRows() throws SQLException {
+      try (PreparedStatement read = delegate.prepareStatement(sql.readFence())) {
+        read.setString(1, lease.resource());
+        try (ResultSet row = read.executeQuery()) {
+          long current = 0;
+          if (row.next()) {
+            current = row.getLong(1);
+            if (current == lease.token().value() && lease.leaseId().equals(row.getString(2))) {
+              return;
+            }
+          }
+          throw new StaleTokenException(
+              "stale fencing token for resource \""
+                  + lease.resource()
+                  + "\": attempted "
+                  + lease.token()
+                  + ", current "
+                  + current
+                  + (current == lease.token().value() ? " (registered by another lease)" : ""),
+              lease.resource(),
+              lease.token().value(),
+              current,
+              null);
+        }
+      }
+    }
+  }
+
+  private static final class StatementHandler implements InvocationHandler {
+    private final Statement delegate;
+    private final ConnectionHandler connection;
+    private boolean guarded;
+
+    StatementHandler(Statement delegate, ConnectionHandler connection) {
+      this.delegate = delegate;
+      this.connection = connection;
+    }
+
+    @Override
+    public Object invoke(Object self, Method method, Object[] args) throws Throwable {
+      String name = method.getName();
+      switch (name) {
+        case "getConnection":
+          return connection.proxy;
+        case "unwrap":
+          if (((Class<?>) args[0]).isInstance(self)) {
+            return self;
+          }
+          return delegate.unwrap((Class<?>) args[0]);
+        case "isWrapperFor":
+          return ((Class<?>) args[0]).isInstance(self) || delegate.isWrapperFor((Class<?>) args[0]);
+        case "equals":
+          return self == args[0];
+        case "hashCode":
+          return System.identityHashCode(self);
+        case "toString":
+          return "Fenced" + delegate;
+        default:
+          break;
+      }
+      if (!name.startsWith("execute")) {
+        return invokeDelegate(delegate, method, args);
+      }
+      requireHeld(connection.lease);
+      boolean batch = name.equals("executeBatch") || name.equals("executeLargeBatch");
+      if (guarded && batch) {
+        connection.verifyForTransaction();
+      }
+      Object result = invokeDelegate(delegate, method, args);
+      if (guarded) {
+        classify(name, result);
+      }
+      return result;
+    }
+
+    private void classify(String name, Object result) throws SQLException {
+      boolean noRows =
+          switch (name) {
+            case "executeUpdate" -> (Integer) result == 0;
+            case "executeLargeUpdate" -> (Long) result == 0L;
+            case "executeBatch" -> {
+              boolean any = false;
+              for (int count : (int[]) result) {
+                any |= count == 0;
+              }
+              yield any;
+            }
+            case "executeLargeBatch" -> {
+              boolean any = false;
+              for (long count : (long[]) result) {
+                any |= count == 0;
+              }
+              yield any;
+            }
+            case "execute" -> !(Boolean) result && delegate.getUpdateCount() == 0;
+            default -> false;
+          };
+      if (noRows) {
+        connection.classifyNoRows();
+      }
+    }
+  }
+}

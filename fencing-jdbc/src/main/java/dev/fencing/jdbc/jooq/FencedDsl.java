@@ -1,0 +1,247 @@
+package dev.fencing.jdbc.jooq;
+
+import dev.fencing.core.Lease;
+import dev.fencing.jdbc.FenceOptions;
+import dev.fencing.jdbc.FencedDataSource;
+import dev.fencing.jdbc.Fencing;
+import dev.fencing.jdbc.StaleTokenException;
+import dev.fencing.jdbc.internal.FenceSql;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.jooq.Condition;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record2;
+import org.jooq.SelectFieldOrAsterisk;
+import org.jooq.Table;
+import org.jooq.exception.DataAccessException;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+
+/**
+ * Guarded writes for jOOQ: the same two guards as {@link dev.fencing.jdbc.GuardedStatements}, built
+ * into jOOQ queries so you never write the predicate by hand:
+ *
+ * <pre>{@code
+ * FencedDsl fenced = new FencedDsl(FenceOptions.defaults());
+ * DSLContext ctx = DSL.using(fencedDataSource, SQLDialect.POSTGRES);
+ * Fencing.run(lease, () ->
+ *     fenced.update(ctx, INVOICES, Map.of(INVOICES.STATUS, "PAID"), INVOICES.ID.eq(id)));
+ * }</pre>
+ *
+ * <p>The {@link DSLContext} must run on a {@link FencedDataSource} (or a connection from one) and
+ * the call must be inside a {@link Fencing} scope. A stale write is reported, like every jOOQ
+ * database error, as a {@link DataAccessException} whose cause is a {@link StaleTokenException}
+ * (use {@code e.getCause(StaleTokenException.class)}). A write that affects no row is classified
+ * with one read, on that path only.
+ */
+public final class FencedDsl {
+
+  /** The name of the fence column the {@code migrations} module adds to fenced tables. */
+  public static final String FENCE_COLUMN = "fence_token";
+
+  private final FenceSql sql;
+  private final Table<?> fenceTable;
+  private final Field<String> fenceResource;
+  private final Field<Long> fenceToken;
+  private final Field<String> fenceLease;
+
+  /**
+   * Creates the helper.
+   *
+   * @param options where the fence lives
+   * @throws NullPointerException if {@code options} is null
+   */
+  public FencedDsl(FenceOptions options) {
+    Objects.requireNonNull(options, "options");
+    this.sql = new FenceSql(options.schema());
+    this.fenceTable = DSL.table(DSL.name(options.schema(), "fence"));
+    this.fenceResource = DSL.field(DSL.name("resource"), SQLDataType.VARCHAR);
+    this.fenceToken = DSL.field(DSL.name("token"), SQLDataType.BIGINT);
+    this.fenceLease = DSL.field(DSL.name("lease_id"), SQLDataType.VARCHAR);
+  }
+
+  /** The writer's token, as a field. */
+  public Field<Long> token() {
+    return DSL.field(FenceSql.TOKEN, SQLDataType.BIGINT);
+  }
+
+  /** The fence column of {@code table}. */
+  public Field<Long> fenceColumn(Table<?> table) {
+    return DSL.field(table.getQualifiedName().append(FENCE_COLUMN), SQLDataType.BIGINT);
+  }
+
+  /**
+   * Both guards on {@code table} as one condition, for queries you build yourself: the row guard
+   * ({@code fence_token <= token}) and the resource fence. Also set {@code fence_token} to {@link
+   * #token()} in your update.
+   */
+  public Condition guard(Table<?> table) {
+    return fenceColumn(table).le(token()).and(fenceHeld());
+  }
+
+  /**
+   * Runs a guarded {@code UPDATE table SET values WHERE condition}.
+   *
+   * @param ctx a context on a {@link FencedDataSource}
+   * @param table the table
+   * @param values the new values
+   * @param condition which rows
+   * @return the number of rows updated; 0 only if no row matched
+   * @throws DataAccessException caused by {@link StaleTokenException} if the write was stale, or by
+   *     another database error
+   * @throws IllegalStateException outside a {@link Fencing} scope
+   */
+  public int update(
+      DSLContext ctx, Table<?> table, Map<? extends Field<?>, ?> values, Condition condition) {
+    Lease lease = requireScope();
+    Field<Long> fence = fenceColumn(table);
+    int rows =
+        ctx.update(table)
+            .set(values)
+            .set(fence, token())
+            .where(condition)
+            .and(fence.le(token()))
+            .and(fenceHeld())
+            .execute();
+    return classified(ctx, lease, rows);
+  }
+
+  /**
+   * Runs a guarded {@code DELETE FROM table WHERE condition}.
+   *
+   * @param ctx a context on a {@link FencedDataSource}
+   * @param table the table
+   * @param condition which rows
+   * @return the number of rows deleted; 0 only if no row matched
+   * @throws DataAccessException caused by {@link StaleTokenException} if the write was stale
+   * @throws IllegalStateException outside a {@link Fencing} scope
+   */
+  public int delete(DSLContext ctx, Table<?> table, Condition condition) {
+    Lease lease = requireScope();
+    int rows =
+        ctx.deleteFrom(table)
+            .where(condition)
+            .and(fenceColumn(table).le(token()))
+            .and(fenceHeld())
+            .execute();
+    return classified(ctx, lease, rows);
+  }
+
+  /**
+   * Runs a guarded INSERT of one row; {@code fence_token} is set to the writer's token.
+   *
+   * @param ctx a context on a {@link FencedDataSource}
+   * @param table the table
+   * @param values the row
+   * @return 1
+   * @throws DataAccessException caused by {@link StaleTokenException} if the write was stale
+   * @throws IllegalStateException outside a {@link Fencing} scope
+   */
+  public int insert(DSLContext ctx, Table<?> table, Map<? extends Field<?>, ?> values) {
+    Lease lease = requireScope();
+    List<Field<?>> columns = new ArrayList<>(values.keySet());
+    columns.add(fenceColumn(table));
+    int rows = ctx.insertInto(table).columns(columns).select(selectRow(values)).execute();
+    return classified(ctx, lease, rows);
+  }
+
+  /**
+   * Runs a guarded upsert: inserts the row, or on a conflict on {@code keys} updates the other
+   * columns only if the stored row was not written by a newer holder.
+   *
+   * @param ctx a context on a {@link FencedDataSource}
+   * @param table the table
+   * @param values the row
+   * @param keys the unique key columns, all in {@code values}
+   * @return 1 when inserted or updated; 0 only if the stored row was written by a newer holder of
+   *     the same registration (cannot happen while the fence holds)
+   * @throws DataAccessException caused by {@link StaleTokenException} if the write was stale
+   * @throws IllegalStateException outside a {@link Fencing} scope
+   * @throws IllegalArgumentException if a key is not among the values
+   */
+  public int upsert(
+      DSLContext ctx, Table<?> table, Map<? extends Field<?>, ?> values, List<Field<?>> keys) {
+    Lease lease = requireScope();
+    if (keys.isEmpty() || !values.keySet().containsAll(keys)) {
+      throw new IllegalArgumentException("upsert keys " + keys + " must be among the values");
+    }
+    Field<Long> fence = fenceColumn(table);
+    List<Field<?>> columns = new ArrayList<>(values.keySet());
+    columns.add(fence);
+    Map<Field<?>, Object> updates = new LinkedHashMap<>();
+    updates.put(fence, DSL.excluded(fence));
+    for (Field<?> column : values.keySet()) {
+      if (!keys.contains(column)) {
+        Field<?> plain = DSL.field(DSL.name(column.getUnqualifiedName()), column.getDataType());
+        updates.put(plain, DSL.excluded(plain));
+      }
+    }
+    var update =
+        ctx.insertInto(table)
+            .columns(columns)
+            .select(selectRow(values))
+            .onConflict(keys)
+            .doUpdate()
+            .set(updates);
+    int rows = update.where(fence.le(DSL.excluded(fence))).execute();
+    return classified(ctx, lease, rows);
+  }
+
+  private org.jooq.Select<?> selectRow(Map<? extends Field<?>, ?> values) {
+    List<SelectFieldOrAsterisk> row = new ArrayList<>();
+    values.forEach((field, value) -> row.add(value(field, value)));
+    row.add(token());
+    return DSL.select(row).where(fenceHeld());
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> Field<T> value(Field<T> field, Object value) {
+    return value instanceof Field<?> f ? (Field<T>) f : DSL.val((T) value, field);
+  }
+
+  private Condition fenceHeld() {
+    return DSL.condition(sql.fenceHeld());
+  }
+
+  private static Lease requireScope() {
+    return Fencing.currentLease()
+        .orElseThrow(
+            () ->
+                new IllegalStateException(
+                    "a guarded write must run inside Fencing.run(lease, ...); nothing was written"));
+  }
+
+  private int classified(DSLContext ctx, Lease lease, int rows) {
+    if (rows > 0) {
+      return rows;
+    }
+    Record2<Long, String> fence =
+        ctx.select(fenceToken, fenceLease)
+            .from(fenceTable)
+            .where(fenceResource.eq(lease.resource()))
+            .fetchOne();
+    long current = fence == null ? 0 : fence.value1();
+    if (fence != null
+        && current == lease.token().value()
+        && lease.leaseId().equals(fence.value2())) {
+      return 0;
+    }
+    StaleTokenException stale =
+        new StaleTokenException(
+            "stale fencing token for resource \""
+                + lease.resource()
+                + "\": attempted "
+                + lease.token()
+                + ", current "
+                + current,
+            lease.resource(),
+            lease.token().value(),
+            current,
+            null);
+    throw new DataAccessException(stale.getMessage(), stale);
+  }
+}

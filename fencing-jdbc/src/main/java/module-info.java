@@ -1,0 +1,13 @@
+/**
+ * Makes PostgreSQL reject writes from stale lease holders: the resource fence, guarded statements,
+ * a {@link javax.sql.DataSource} wrapper for existing DAOs, and jOOQ support.
+ */
+module dev.fencing.jdbc {
+  requires transitive dev.fencing.core;
+  requires transitive java.sql;
+  requires static transitive org.jooq;
+  requires org.slf4j;
+
+  exports dev.fencing.jdbc;
+  exports dev.fencing.jdbc.jooq;
+}
