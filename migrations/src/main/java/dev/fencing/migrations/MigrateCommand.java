@@ -50,6 +50,18 @@ public final class MigrateCommand {
           "",
           "Exit codes: 0 done, 1 database unreachable or migration failed, 2 bad arguments.");
 
+  private static final java.util.Set<String> VALUE_OPTIONS =
+      java.util.Set.of(
+          "--url",
+          "--user",
+          "--password",
+          "--schema",
+          "--tables",
+          "--enforce",
+          "--lock-timeout-ms",
+          "--max-attempts",
+          "--max-wait-ms");
+
   /** Held strongly so the level set on it is not lost to garbage collection. */
   private static final java.util.logging.Logger FLYWAY_LOG =
       java.util.logging.Logger.getLogger("org.flywaydb");
@@ -110,6 +122,9 @@ public final class MigrateCommand {
             continue;
           default:
             break;
+        }
+        if (!VALUE_OPTIONS.contains(arg)) {
+          throw new IllegalArgumentException("unknown option " + arg);
         }
         if (value == null) {
           if (i + 1 >= args.length) {
