@@ -1,0 +1,257 @@
+package dev.fencing.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseLossListener;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LossReason;
+import dev.fencing.core.RedisLeaseManager;
+import dev.fencing.core.testing.RedisServers;
+import dev.fencing.migrations.EnforcementMode;
+import dev.fencing.migrations.FencingMigrations;
+import dev.fencing.migrations.MigrationOptions;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.UUID;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+
+/**
+ * Real PostgreSQL and Redis for one test class: its own table schema and fence schema (dropped at
+ * the end), its own Redis key prefix, a HikariCP pool wrapped in a {@link FencedDataSource}.
+ *
+ * <p>Tables: {@code accounts(id, owner, balance)} and {@code charges(id, customer_id, amount)} are
+ * fenced (column only); {@code audited} also has the enforcement trigger in strict mode.
+ */
+final class FencingFixture implements AutoCloseable {
+
+  static final String URL =
+      System.getProperty(
+          "fencing.test.jdbc", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+
+  final String schema;
+  final String fenceSchema;
+  final String prefix;
+  final HikariDataSource pool;
+  final FencedDataSource db;
+  final RedissonClient redisson;
+  private final List<RedisLeaseManager> managers = new ArrayList<>();
+
+  FencingFixture() {
+    checkPostgres();
+    String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+    schema = ("fj_" + suffix).toLowerCase(Locale.ROOT);
+    fenceSchema = ("fjf_" + suffix).toLowerCase(Locale.ROOT);
+    prefix = "fj-" + suffix + ":";
+    exec(
+        "CREATE SCHEMA " + schema,
+        "CREATE TABLE "
+            + schema
+            + ".accounts (id bigint PRIMARY KEY, owner text NOT NULL, balance bigint NOT NULL)",
+        "CREATE TABLE "
+            + schema
+            + ".charges (id bigserial PRIMARY KEY, customer_id bigint NOT NULL UNIQUE,"
+            + " amount bigint NOT NULL)",
+        "CREATE TABLE " + schema + ".audited (id bigint PRIMARY KEY, note text NOT NULL)");
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(URL);
+    config.setMaximumPoolSize(8);
+    config.setPoolName("fencing-test-" + suffix);
+    pool = new HikariDataSource(config);
+    FencingMigrations.migrate(
+        pool,
+        MigrationOptions.builder()
+            .schema(fenceSchema)
+            .fence(schema + ".accounts", schema + ".charges")
+            .enforce(schema + ".audited", EnforcementMode.STRICT)
+            .build());
+    db = FencedDataSource.wrap(pool, FenceOptions.defaults().withSchema(fenceSchema));
+    redisson = RedisServers.connectShared();
+  }
+
+  /** A plain manager: leases without registration. */
+  RedisLeaseManager leases(Duration leaseTime) {
+    RedisLeaseManager manager =
+        RedisLeaseManager.create(
+            redisson, LeaseOptions.ofLeaseTime(leaseTime).withKeyPrefix(prefix));
+    managers.add(manager);
+    return manager;
+  }
+
+  /** A manager that registers every lease in this fixture's fence. */
+  FencedLeaseManager fencedLeases(Duration leaseTime) {
+    return new FencedLeaseManager(leases(leaseTime), db.fence());
+  }
+
+  /** Deletes the lock key, as when the lease expired on the server while its holder was paused. */
+  void expireInRedis(String resource) {
+    redisson.getBucket(prefix + "{" + resource + "}:lock", StringCodec.INSTANCE).delete();
+  }
+
+  /** Sets the Redis token counter, as after a fail-over to a replica that missed increments. */
+  void setRedisCounter(String resource, long value) {
+    redisson
+        .getBucket(prefix + "{" + resource + "}:token", StringCodec.INSTANCE)
+        .set(Long.toString(value));
+  }
+
+  String table(String name) {
+    return schema + "." + name;
+  }
+
+  void exec(String... sql) {
+    try (Connection c = DriverManager.getConnection(URL);
+        Statement s = c.createStatement()) {
+      for (String q : sql) {
+        s.execute(q);
+      }
+    } catch (SQLException e) {
+      throw new AssertionError(e.getMessage(), e);
+    }
+  }
+
+  Optional<String> queryString(String sql) {
+    try (Connection c = DriverManager.getConnection(URL);
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      return rs.next() ? Optional.ofNullable(rs.getString(1)) : Optional.empty();
+    } catch (SQLException e) {
+      throw new AssertionError(e.getMessage(), e);
+    }
+  }
+
+  long queryLong(String sql) {
+    return Long.parseLong(queryString(sql).orElseThrow());
+  }
+
+  void insertAccount(long id, String owner, long balance) {
+    try (Connection c = DriverManager.getConnection(URL);
+        PreparedStatement s =
+            c.prepareStatement("INSERT INTO " + table("accounts") + " VALUES (?, ?, ?)")) {
+      s.setLong(1, id);
+      s.setString(2, owner);
+      s.setLong(3, balance);
+      s.executeUpdate();
+    } catch (SQLException e) {
+      throw new AssertionError(e.getMessage(), e);
+    }
+  }
+
+  /** A guarded update of one account's owner, through the fenced data source in a scope. */
+  int guardedSetOwner(Lease lease, long id, String owner) throws SQLException {
+    return Fencing.call(
+        lease,
+        () -> {
+          try (Connection c = db.getConnection();
+              PreparedStatement update =
+                  GuardedStatements.update(c, table("accounts"), "owner = ?", "id = ?")) {
+            update.setString(1, owner);
+            update.setLong(2, id);
+            return update.executeUpdate();
+          }
+        });
+  }
+
+  /** The same update with fencing switched off: a plain UPDATE, as before this library. */
+  int unguardedSetOwner(long id, String owner) throws SQLException {
+    try (Connection c = pool.getConnection();
+        PreparedStatement update =
+            c.prepareStatement("UPDATE " + table("accounts") + " SET owner = ? WHERE id = ?")) {
+      update.setString(1, owner);
+      update.setLong(2, id);
+      return update.executeUpdate();
+    }
+  }
+
+  String ownerOf(long id) {
+    return queryString("SELECT owner FROM " + table("accounts") + " WHERE id = " + id)
+        .orElseThrow();
+  }
+
+  @Override
+  public void close() {
+    managers.forEach(RedisLeaseManager::close);
+    pool.close();
+    exec(
+        "DROP SCHEMA IF EXISTS " + schema + " CASCADE",
+        "DROP SCHEMA IF EXISTS " + fenceSchema + " CASCADE");
+    redisson.shutdown();
+  }
+
+  static void checkPostgres() {
+    try (Connection c = DriverManager.getConnection(URL)) {
+      c.isValid(2);
+    } catch (SQLException e) {
+      throw new AssertionError(
+          "PostgreSQL is not reachable at "
+              + URL
+              + " ("
+              + e.getMessage()
+              + "); start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql)"
+              + " main start (or point -Dfencing.test.jdbc at another server)",
+          e);
+    }
+  }
+
+  /**
+   * The view of a holder that passed its local checks an instant before it froze: it still believes
+   * it holds the lease. Only the database can stop its next write.
+   */
+  static Lease unawareOfLoss(Lease lease) {
+    return new Lease() {
+      @Override
+      public String resource() {
+        return lease.resource();
+      }
+
+      @Override
+      public FencingToken token() {
+        return lease.token();
+      }
+
+      @Override
+      public String leaseId() {
+        return lease.leaseId();
+      }
+
+      @Override
+      public Duration leaseTime() {
+        return lease.leaseTime();
+      }
+
+      @Override
+      public boolean isHeld() {
+        return true;
+      }
+
+      @Override
+      public void checkHeld() {}
+
+      @Override
+      public Optional<LossReason> lossReason() {
+        return Optional.empty();
+      }
+
+      @Override
+      public void onLoss(LeaseLossListener listener) {
+        lease.onLoss(listener);
+      }
+
+      @Override
+      public void close() {
+        lease.close();
+      }
+    };
+  }
+}
