@@ -23,8 +23,9 @@ import org.redisson.api.RedissonClient;
  * <p>Scenario for every mode with a lock: run A acquires and bills; at 80% it stalls (GC pause,
  * slow query) while its lock expires; the scheduler's next trigger starts run B, which acquires;
  * when B has processed its first customer, A resumes and both bill the remaining customers
- * concurrently. A then releases; one more trigger fires right after. Mode 1 (no lock) is the
- * rolling deploy: the new instance's run starts when the old one is half way through.
+ * concurrently. Half way through, B is slowed down until A has finished and released; one more
+ * trigger fires right after that. Mode 1 (no lock) is the rolling deploy: the new instance's run
+ * starts when the old one is half way through.
  */
 public final class IncidentReplay {
 
@@ -187,7 +188,12 @@ public final class IncidentReplay {
     Duration maxStall = settings.ttl().multipliedBy(5).plusSeconds(10);
     CountDownLatch aStalled = new CountDownLatch(1);
     CountDownLatch resumeA = new CountDownLatch(1);
-    long stallAt = activeCustomers() * 4 / 5;
+    long active = activeCustomers();
+    long stallAt = active * 4 / 5;
+    // B pauses half way through what A left, until A has released: so A's release always
+    // happens while B is still working, whoever of the two would have finished first.
+    long bHalfWay = Math.max(1, (active - stallAt) / 2);
+    CountDownLatch aReleased = new CountDownLatch(1);
     ExecutorService threads = Executors.newFixedThreadPool(3);
     try {
       Future<RunResult> a =
@@ -203,7 +209,8 @@ public final class IncidentReplay {
       while (System.nanoTime() < deadline && !a.isDone()) {
         attempt++;
         BillingJob jobB =
-            job(strategy, resumeOnFirstCustomer(resumeA)).log(attempt == 1 ? log : l -> {});
+            job(strategy, successorStall(resumeA, bHalfWay, aReleased, maxStall))
+                .log(attempt == 1 ? log : l -> {});
         Future<RunResult> tryB = threads.submit(() -> jobB.run("run-B", settings.period()));
         RunResult first = waitAcquiredOrDone(tryB);
         if (first == null || first.acquired()) {
@@ -214,7 +221,12 @@ public final class IncidentReplay {
         Thread.sleep(Math.max(20, settings.ttl().toMillis() / 20));
       }
       resumeA.countDown();
-      RunResult resultA = get(a);
+      RunResult resultA;
+      try {
+        resultA = get(a);
+      } finally {
+        aReleased.countDown();
+      }
       List<RunResult> results = new ArrayList<>();
       results.add(resultA);
       log.accept("run-A released: " + resultA.release());
@@ -226,14 +238,23 @@ public final class IncidentReplay {
       return results;
     } finally {
       resumeA.countDown();
+      aReleased.countDown();
       shutdown(threads);
     }
   }
 
-  private static StallPoint resumeOnFirstCustomer(CountDownLatch resumeA) {
+  /**
+   * Run B: lets A resume once B has processed its first customer; pauses (a slow query) half way
+   * through until A has released.
+   */
+  private static StallPoint successorStall(
+      CountDownLatch resumeA, long halfWay, CountDownLatch aReleased, Duration max) {
     return (runId, done, next) -> {
       if (done >= 1) {
         resumeA.countDown();
+      }
+      if (done == halfWay) {
+        aReleased.await(max.toMillis(), TimeUnit.MILLISECONDS);
       }
     };
   }
