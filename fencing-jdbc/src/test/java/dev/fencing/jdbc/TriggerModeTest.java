@@ -1,0 +1,225 @@
+package dev.fencing.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencing.core.Lease;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Existing DAOs, unchanged: plain JDBC that knows nothing of fencing, writing to a table with the
+ * enforcement trigger (strict mode), through a {@link FencedDataSource}.
+ */
+class TriggerModeTest {
+
+  /** A DAO as teams write them: no fencing anywhere. */
+  static final class AuditDao {
+    private final DataSource dataSource;
+    private final String table;
+
+    AuditDao(DataSource dataSource, String table) {
+      this.dataSource = dataSource;
+      this.table = table;
+    }
+
+    void record(long id, String note) throws SQLException {
+      try (Connection c = dataSource.getConnection();
+          PreparedStatement insert =
+              c.prepareStatement(
+                  "INSERT INTO "
+                      + table
+                      + " (id, note) VALUES (?, ?)"
+                      + " ON CONFLICT (id) DO UPDATE SET note = EXCLUDED.note")) {
+        insert.setLong(1, id);
+        insert.setString(2, note);
+        insert.executeUpdate();
+      }
+    }
+  }
+
+  private static FencingFixture fx;
+  private static int resources;
+  private Lease stale;
+  private Lease current;
+
+  @BeforeAll
+  static void setUp() {
+    fx = new FencingFixture();
+  }
+
+  @AfterAll
+  static void tearDown() {
+    fx.close();
+  }
+
+  @BeforeEach
+  void staleAndCurrentHolders() {
+    String resource = "audit-" + ++resources;
+    FencedLeaseManager leases = fx.fencedLeases(Duration.ofSeconds(30));
+    Lease first = leases.acquire(resource, Duration.ZERO);
+    fx.expireInRedis(resource);
+    current = leases.acquire(resource, Duration.ZERO);
+    stale = FencingFixture.unawareOfLoss(first);
+  }
+
+  @AfterEach
+  void release() {
+    current.close();
+    fx.exec("ALTER TABLE " + fx.table("audited") + " DISABLE TRIGGER fencing_enforce");
+    fx.exec("DELETE FROM " + fx.table("audited"));
+    fx.exec("ALTER TABLE " + fx.table("audited") + " ENABLE TRIGGER fencing_enforce");
+  }
+
+  private String note(long id) {
+    return fx.queryString("SELECT note FROM " + fx.table("audited") + " WHERE id = " + id)
+        .orElse(null);
+  }
+
+  @Test
+  void shouldLetTheCurrentHoldersPlainWritesThroughAndStampThem() throws Exception {
+    AuditDao dao = new AuditDao(fx.db, fx.table("audited"));
+    Fencing.run(current, () -> dao.record(1, "current"));
+    assertThat(note(1)).isEqualTo("current");
+    assertThat(fx.queryLong("SELECT fence_token FROM " + fx.table("audited") + " WHERE id = 1"))
+        .isEqualTo(current.token().value());
+  }
+
+  @Test
+  void shouldRejectTheStaleHoldersPlainWritesWithTheTypedException() throws Exception {
+    AuditDao dao = new AuditDao(fx.db, fx.table("audited"));
+    Fencing.run(current, () -> dao.record(2, "current"));
+
+    assertThatThrownBy(() -> Fencing.run(stale, () -> dao.record(2, "stale")))
+        .isInstanceOfSatisfying(
+            StaleTokenException.class,
+            e -> {
+              assertThat(e.resource()).isEqualTo(current.resource());
+              assertThat(e.attemptedToken()).isEqualTo(stale.token().value());
+              assertThat(e.currentToken()).isEqualTo(current.token().value());
+            });
+    assertThatThrownBy(() -> Fencing.run(stale, () -> dao.record(3, "stale")))
+        .isInstanceOf(StaleTokenException.class);
+    assertThat(note(2)).isEqualTo("current");
+    assertThat(note(3)).isNull();
+  }
+
+  @Test
+  void withoutTheTriggerTheStalePlainWriteLands() throws Exception {
+    AuditDao dao = new AuditDao(fx.db, fx.table("audited"));
+    Fencing.run(current, () -> dao.record(4, "current"));
+    fx.exec("ALTER TABLE " + fx.table("audited") + " DISABLE TRIGGER fencing_enforce");
+    try {
+      Fencing.run(stale, () -> dao.record(4, "stale"));
+    } finally {
+      fx.exec("ALTER TABLE " + fx.table("audited") + " ENABLE TRIGGER fencing_enforce");
+    }
+    assertThat(note(4)).as("the violation the trigger prevents").isEqualTo("stale");
+  }
+
+  @Test
+  void strictModeShouldRejectAWriteOutsideAnyScope() {
+    AuditDao dao = new AuditDao(fx.db, fx.table("audited"));
+    assertThatThrownBy(() -> dao.record(5, "unfenced"))
+        .isInstanceOf(SQLException.class)
+        .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("ZF003"));
+    assertThat(note(5)).isNull();
+  }
+
+  @Test
+  void shouldClearASessionsSettingsWhenItsConnectionIsUsedOutsideAScope() throws Exception {
+    AuditDao dao = new AuditDao(fx.db, fx.table("audited"));
+    for (int i = 0; i < 10; i++) {
+      Fencing.run(current, () -> dao.record(6, "current"));
+    }
+    // every pooled connection that carried the lease is now handed out plain
+    for (int i = 0; i < 10; i++) {
+      assertThatThrownBy(() -> dao.record(7, "unfenced"))
+          .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("ZF003"));
+    }
+  }
+
+  @Test
+  void shouldSendTheSettingsOnceAndNotPerStatement() throws Exception {
+    AtomicInteger executions = new AtomicInteger();
+    FencedDataSource counted =
+        FencedDataSource.wrap(
+            countingExecutions(fx.pool, executions),
+            FenceOptions.defaults().withSchema(fx.fenceSchema));
+    AuditDao dao = new AuditDao(counted, fx.table("audited"));
+    Fencing.run(current, () -> dao.record(8, "warm-up"));
+    int before = executions.get();
+    for (int i = 0; i < 200; i++) {
+      long id = 100 + i;
+      Fencing.run(current, () -> dao.record(id, "write"));
+    }
+    int perWrite200 = executions.get() - before;
+    System.out.printf(
+        "[trigger mode] statements sent for 200 DAO writes in a scope: %d (pool of %d)%n",
+        perWrite200, fx.pool.getMaximumPoolSize());
+    assertThat(perWrite200)
+        .as("one statement per write, plus at most one settings sync per pooled connection")
+        .isLessThanOrEqualTo(200 + fx.pool.getMaximumPoolSize());
+  }
+
+  /** Counts every statement execution on connections of {@code dataSource}. */
+  private static DataSource countingExecutions(DataSource dataSource, AtomicInteger executions) {
+    return (DataSource)
+        Proxy.newProxyInstance(
+            TriggerModeTest.class.getClassLoader(),
+            new Class<?>[] {DataSource.class},
+            (proxy, method, args) -> {
+              Object result = invoke(dataSource, method, args);
+              if (result instanceof Connection connection) {
+                return countingConnection(connection, executions);
+              }
+              return result;
+            });
+  }
+
+  private static Connection countingConnection(Connection connection, AtomicInteger executions) {
+    return (Connection)
+        Proxy.newProxyInstance(
+            TriggerModeTest.class.getClassLoader(),
+            new Class<?>[] {Connection.class},
+            (proxy, method, args) -> {
+              Object result = invoke(connection, method, args);
+              if (result instanceof Statement statement) {
+                Class<?> face =
+                    statement instanceof PreparedStatement
+                        ? PreparedStatement.class
+                        : Statement.class;
+                return Proxy.newProxyInstance(
+                    TriggerModeTest.class.getClassLoader(),
+                    new Class<?>[] {face},
+                    (p, m, a) -> {
+                      if (m.getName().startsWith("execute")) {
+                        executions.incrementAndGet();
+                      }
+                      return invoke(statement, m, a);
+                    });
+              }
+              return result;
+            });
+  }
+
+  private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args)
+      throws Throwable {
+    try {
+      return method.invoke(target, args);
+    } catch (java.lang.reflect.InvocationTargetException e) {
+      throw e.getCause();
+    }
+  }
+}
