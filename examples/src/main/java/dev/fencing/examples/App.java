@@ -207,6 +207,18 @@ public final class App {
 
   /** Parsed command line. */
   static final class Options {
+    private static final java.util.Set<String> KNOWN =
+        java.util.Set.of(
+            "--jdbc-url",
+            "--redis-url",
+            "--schema",
+            "--customers",
+            "--dao",
+            "--modes",
+            "--ttl-ms",
+            "--pricing-us",
+            "--period",
+            "--lock");
     String command;
     boolean help;
     String jdbcUrl;
@@ -235,6 +247,9 @@ public final class App {
           String name = a;
           String value;
           int eq = a.indexOf('=');
+          if (!KNOWN.contains(eq > 0 ? a.substring(0, eq) : a)) {
+            throw new IllegalArgumentException("unknown option: " + a);
+          }
           if (eq > 0) {
             name = a.substring(0, eq);
             value = a.substring(eq + 1);
