@@ -1,0 +1,351 @@
+package dev.fencing.benchmarks;
+
+import dev.fencing.core.Lease;
+import dev.fencing.jdbc.Fencing;
+import dev.fencing.jdbc.GuardedStatements;
+import dev.fencing.jdbc.jooq.FencedDsl;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.SQLDialect;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+
+/**
+ * Benchmarks 2-4 on PostgreSQL through one HikariCP pool: one-row update transactions, 1,000-row
+ * batch transactions, and the jOOQ path. Every fenced variant runs inside {@code Fencing.run} with
+ * a lease registered in the fence (by {@code FencedLeaseManager}); all threads share that lease, as
+ * the workers of one job do.
+ */
+final class JdbcBench {
+
+  static final String PLAIN = "plain UPDATE";
+  static final String ROW_GUARD = "row guard only (hand-written)";
+  static final String DEFAULT = "row guard + fence (default)";
+  static final String TRIGGER = "trigger mode (plain UPDATE in scope)";
+
+  static final String BATCH_PLAIN = "plain batch";
+  static final String BATCH_GUARDED = "guarded batch (default)";
+  static final String BATCH_TRIGGER = "trigger mode batch";
+
+  static final String JDBC_PLAIN = "JDBC plain UPDATE";
+  static final String JDBC_GUARDED = "JDBC GuardedStatements.update";
+  static final String JOOQ_PLAIN = "jOOQ plain update";
+  static final String JOOQ_FENCED = "jOOQ FencedDsl.update";
+
+  static final int BATCH_ROWS = 1_000;
+  private static final int ROWS_PER_THREAD = 1_000;
+
+  private final Env env;
+  private final Lease lease;
+  private final String accounts;
+  private final String accountsTrig;
+
+  JdbcBench(Env env, Lease lease) {
+    this.env = env;
+    this.lease = lease;
+    this.accounts = env.qualified("accounts");
+    this.accountsTrig = env.qualified("accounts_trig");
+  }
+
+  /** Benchmark 2: one-row UPDATE transactions, auto-commit or an explicit transaction. */
+  Harness.GroupResult writes(int threads, boolean explicit, Harness.Timing timing)
+      throws Exception {
+    String plainSql = "UPDATE " + accounts + " SET balance = ? WHERE id = ?";
+    String rowGuardSql =
+        "UPDATE "
+            + accounts
+            + " SET balance = ?, fence_token = ? WHERE id = ? AND fence_token <= ?";
+    String triggerSql = "UPDATE " + accountsTrig + " SET balance = ? WHERE id = ?";
+    long token = lease.token().value();
+    List<Harness.Variant> variants =
+        List.of(
+            new Harness.Variant(
+                PLAIN,
+                thread -> {
+                  Rows rows = new Rows(thread);
+                  return () -> {
+                    try (Connection c = env.pool.getConnection()) {
+                      begin(c, explicit);
+                      try (PreparedStatement s = c.prepareStatement(plainSql)) {
+                        s.setLong(1, rows.counter);
+                        s.setLong(2, rows.next());
+                        expectOne(s.executeUpdate());
+                      }
+                      commit(c, explicit);
+                    }
+                  };
+                }),
+            new Harness.Variant(
+                ROW_GUARD,
+                thread -> {
+                  Rows rows = new Rows(thread);
+                  return () -> {
+                    try (Connection c = env.pool.getConnection()) {
+                      begin(c, explicit);
+                      try (PreparedStatement s = c.prepareStatement(rowGuardSql)) {
+                        s.setLong(1, rows.counter);
+                        s.setLong(2, token);
+                        s.setLong(3, rows.next());
+                        s.setLong(4, token);
+                        expectOne(s.executeUpdate());
+                      }
+                      commit(c, explicit);
+                    }
+                  };
+                }),
+            new Harness.Variant(
+                DEFAULT,
+                thread -> {
+                  Rows rows = new Rows(thread);
+                  return () ->
+                      Fencing.run(
+                          lease,
+                          () -> {
+                            try (Connection c = env.db.getConnection()) {
+                              begin(c, explicit);
+                              try (PreparedStatement s =
+                                  GuardedStatements.update(c, accounts, "balance = ?", "id = ?")) {
+                                s.setLong(1, rows.counter);
+                                s.setLong(2, rows.next());
+                                expectOne(s.executeUpdate());
+                              }
+                              commit(c, explicit);
+                            }
+                          });
+                }),
+            new Harness.Variant(
+                TRIGGER,
+                thread -> {
+                  Rows rows = new Rows(thread);
+                  return () ->
+                      Fencing.run(
+                          lease,
+                          () -> {
+                            try (Connection c = env.db.getConnection()) {
+                              begin(c, explicit);
+                              try (PreparedStatement s = c.prepareStatement(triggerSql)) {
+                                s.setLong(1, rows.counter);
+                                s.setLong(2, rows.next());
+                                expectOne(s.executeUpdate());
+                              }
+                              commit(c, explicit);
+                            }
+                          });
+                }));
+    return Harness.run(
+        "one-row update, " + (explicit ? "BEGIN..COMMIT" : "auto-commit"),
+        threads,
+        timing,
+        variants);
+  }
+
+  /** Benchmark 3: transactions of 1,000 batched one-row updates. */
+  Harness.GroupResult batch(int threads, Harness.Timing timing) throws Exception {
+    String plainSql = "UPDATE " + accounts + " SET balance = balance + ? WHERE id = ?";
+    String triggerSql = "UPDATE " + accountsTrig + " SET balance = balance + ? WHERE id = ?";
+    List<Harness.Variant> variants =
+        List.of(
+            new Harness.Variant(
+                BATCH_PLAIN,
+                thread -> {
+                  Blocks blocks = new Blocks(thread, threads);
+                  return () -> {
+                    try (Connection c = env.pool.getConnection()) {
+                      c.setAutoCommit(false);
+                      try (PreparedStatement s = c.prepareStatement(plainSql)) {
+                        fillBatch(s, blocks.next());
+                        expectRows(s.executeBatch());
+                      }
+                      c.commit();
+                    }
+                  };
+                }),
+            new Harness.Variant(
+                BATCH_GUARDED,
+                thread -> {
+                  Blocks blocks = new Blocks(thread, threads);
+                  return () ->
+                      Fencing.run(
+                          lease,
+                          () -> {
+                            try (Connection c = env.db.getConnection()) {
+                              c.setAutoCommit(false);
+                              try (PreparedStatement s =
+                                  GuardedStatements.update(
+                                      c, accounts, "balance = balance + ?", "id = ?")) {
+                                fillBatch(s, blocks.next());
+                                expectRows(s.executeBatch());
+                              }
+                              c.commit();
+                            }
+                          });
+                }),
+            new Harness.Variant(
+                BATCH_TRIGGER,
+                thread -> {
+                  Blocks blocks = new Blocks(thread, threads);
+                  return () ->
+                      Fencing.run(
+                          lease,
+                          () -> {
+                            try (Connection c = env.db.getConnection()) {
+                              c.setAutoCommit(false);
+                              try (PreparedStatement s = c.prepareStatement(triggerSql)) {
+                                fillBatch(s, blocks.next());
+                                expectRows(s.executeBatch());
+                              }
+                              c.commit();
+                            }
+                          });
+                }));
+    return Harness.run("billing batch, 1,000 rows/tx", threads, timing, variants);
+  }
+
+  /** Benchmark 4: the jOOQ path against the hand-guarded JDBC statement (auto-commit). */
+  Harness.GroupResult jooq(int threads, Harness.Timing timing) throws Exception {
+    FencedDsl fenced = new FencedDsl(env.fenceOptions);
+    DSLContext fencedCtx = DSL.using(env.db, SQLDialect.POSTGRES);
+    DSLContext plainCtx = DSL.using(env.pool, SQLDialect.POSTGRES);
+    Table<?> table = DSL.table(DSL.name(env.schema, "accounts"));
+    Field<Long> id = DSL.field(DSL.name(env.schema, "accounts", "id"), SQLDataType.BIGINT);
+    Field<Long> balance = DSL.field(DSL.name("balance"), SQLDataType.BIGINT);
+    String plainSql = "UPDATE " + accounts + " SET balance = ? WHERE id = ?";
+    List<Harness.Variant> variants =
+        List.of(
+            new Harness.Variant(
+                JDBC_PLAIN,
+                thread -> {
+                  Rows rows = new Rows(thread);
+                  return () -> {
+                    try (Connection c = env.pool.getConnection();
+                        PreparedStatement s = c.prepareStatement(plainSql)) {
+                      s.setLong(1, rows.counter);
+                      s.setLong(2, rows.next());
+                      expectOne(s.executeUpdate());
+                    }
+                  };
+                }),
+            new Harness.Variant(
+                JDBC_GUARDED,
+                thread -> {
+                  Rows rows = new Rows(thread);
+                  return () ->
+                      Fencing.run(
+                          lease,
+                          () -> {
+                            try (Connection c = env.db.getConnection();
+                                PreparedStatement s =
+                                    GuardedStatements.update(
+                                        c, accounts, "balance = ?", "id = ?")) {
+                              s.setLong(1, rows.counter);
+                              s.setLong(2, rows.next());
+                              expectOne(s.executeUpdate());
+                            }
+                          });
+                }),
+            new Harness.Variant(
+                JOOQ_PLAIN,
+                thread -> {
+                  Rows rows = new Rows(thread);
+                  return () -> {
+                    long value = rows.counter;
+                    expectOne(
+                        plainCtx
+                            .update(table)
+                            .set(balance, value)
+                            .where(id.eq(rows.next()))
+                            .execute());
+                  };
+                }),
+            new Harness.Variant(
+                JOOQ_FENCED,
+                thread -> {
+                  Rows rows = new Rows(thread);
+                  return () ->
+                      Fencing.run(
+                          lease,
+                          () -> {
+                            long value = rows.counter;
+                            expectOne(
+                                fenced.update(
+                                    fencedCtx, table, Map.of(balance, value), id.eq(rows.next())));
+                          });
+                }));
+    return Harness.run("jOOQ vs JDBC, auto-commit", threads, timing, variants);
+  }
+
+  private static void begin(Connection c, boolean explicit) throws SQLException {
+    if (explicit) {
+      c.setAutoCommit(false);
+    }
+  }
+
+  private static void commit(Connection c, boolean explicit) throws SQLException {
+    if (explicit) {
+      c.commit();
+    }
+  }
+
+  private static void fillBatch(PreparedStatement s, long firstId) throws SQLException {
+    for (int i = 0; i < BATCH_ROWS; i++) {
+      s.setLong(1, 1);
+      s.setLong(2, firstId + i);
+      s.addBatch();
+    }
+  }
+
+  private static void expectOne(int count) {
+    if (count != 1) {
+      throw new IllegalStateException("expected one row updated, got " + count);
+    }
+  }
+
+  private static void expectRows(int[] counts) {
+    int total = 0;
+    for (int count : counts) {
+      total += count;
+    }
+    if (counts.length != BATCH_ROWS || total != BATCH_ROWS) {
+      throw new IllegalStateException("batch updated " + total + " rows in " + counts.length);
+    }
+  }
+
+  /** The rows one thread updates in turn: its own 1,000. */
+  private static final class Rows {
+    private final long first;
+    long counter;
+
+    Rows(int thread) {
+      this.first = (long) thread * ROWS_PER_THREAD + 1;
+    }
+
+    long next() {
+      return first + (counter++ % ROWS_PER_THREAD);
+    }
+  }
+
+  /** The 1,000-row blocks one thread updates in turn; threads never share a block. */
+  private static final class Blocks {
+    private final int thread;
+    private final int threads;
+    private long counter;
+
+    Blocks(int thread, int threads) {
+      this.thread = thread;
+      this.threads = threads;
+    }
+
+    long next() {
+      int blocks = Env.ROWS / BATCH_ROWS;
+      int perThread = Math.max(1, blocks / threads);
+      long block = (long) thread * perThread + (counter++ % perThread);
+      return block * BATCH_ROWS + 1;
+    }
+  }
+}

@@ -1,0 +1,191 @@
+package dev.fencing.benchmarks;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** Collects the results and renders them as markdown tables. */
+final class Report {
+
+  private record Group(Harness.GroupResult result, String baseline) {}
+
+  private record Goal(String what, String measured, String target, boolean met) {}
+
+  private final List<Group> groups = new ArrayList<>();
+  private final List<Goal> goals = new ArrayList<>();
+  private List<String> machine = List.of();
+  private MemoryBench.Result memory;
+  private HeartbeatBench.Result heartbeat;
+
+  void machine(List<String> lines) {
+    this.machine = lines;
+  }
+
+  String machineText() {
+    return String.join("; ", machine);
+  }
+
+  void group(Harness.GroupResult result, String baseline) {
+    groups.add(new Group(result, baseline));
+    String name = result.group();
+    int threads = result.threads();
+    if (name.startsWith("lease cycle")) {
+      ratioGoal(
+          "lease cycle, " + threads + " thr: fencing / RFencedLock",
+          result.ratio(LeaseCycleBench.FENCING, LeaseCycleBench.RFENCED),
+          threads == 1 ? 1.8 : Double.NaN);
+      ratioGoal(
+          "lease cycle, " + threads + " thr: fencing / 2x EVALSHA floor",
+          result.ratio(LeaseCycleBench.FENCING, LeaseCycleBench.FLOOR),
+          0.90);
+    } else if (name.startsWith("one-row update")) {
+      ratioGoal(
+          name + ", " + threads + " thr: default / plain",
+          result.ratio(JdbcBench.DEFAULT, JdbcBench.PLAIN),
+          0.93);
+    } else if (name.startsWith("billing batch")) {
+      ratioGoal(
+          "billing batch, " + threads + " thr: guarded / plain",
+          result.ratio(JdbcBench.BATCH_GUARDED, JdbcBench.BATCH_PLAIN),
+          0.97);
+    } else if (name.startsWith("jOOQ")) {
+      ratioGoal(
+          "jOOQ, " + threads + " thr: FencedDsl / GuardedStatements",
+          result.ratio(JdbcBench.JOOQ_FENCED, JdbcBench.JDBC_GUARDED),
+          0.97);
+    }
+  }
+
+  private void ratioGoal(String what, double ratio, double target) {
+    boolean hasTarget = !Double.isNaN(target);
+    goals.add(
+        new Goal(
+            what,
+            fmt("%.3f", ratio),
+            hasTarget ? fmt(">= %.2f", target) : "(reported)",
+            !hasTarget || ratio >= target));
+  }
+
+  void memory(MemoryBench.Result result) {
+    this.memory = result;
+    goals.add(
+        new Goal(
+            "memory per held lease",
+            fmt("%.0f bytes", result.bytesPerLease()),
+            "(reported)",
+            true));
+  }
+
+  void heartbeat(HeartbeatBench.Result result) {
+    this.heartbeat = result;
+    goals.add(
+        new Goal(
+            "heartbeat " + result.leases() + " leases: lost",
+            result.lost()
+                + " lost, "
+                + result.notHeldAtEnd()
+                + " not held, "
+                + result.missingInRedisAtEnd()
+                + " missing in Redis",
+            "0",
+            result.noLeaseLost()));
+    goals.add(
+        new Goal(
+            "heartbeat " + result.leases() + " leases: process CPU",
+            fmt("%.2f %% of one core", result.processCpuPercent()),
+            "< 5 %",
+            result.processCpuPercent() < 5.0));
+  }
+
+  String render(String timingNote) {
+    StringBuilder out = new StringBuilder();
+    out.append("machine: ").append(machineText()).append('\n');
+    out.append(timingNote).append("\n\n");
+    if (!groups.isEmpty()) {
+      out.append(
+          "| benchmark | thr | variant | ops/s (median) | min..max | vs baseline | p50 µs | p99 µs |\n");
+      out.append("|---|--:|---|--:|--:|--:|--:|--:|\n");
+      for (Group g : groups) {
+        Harness.GroupResult r = g.result();
+        for (Harness.VariantResult v : r.variants()) {
+          out.append(
+              fmt(
+                  "| %s | %d | %s | %.0f | %.0f..%.0f | %s | %.0f | %.0f |\n",
+                  r.group(),
+                  r.threads(),
+                  v.name(),
+                  v.medianOps(),
+                  v.minOps(),
+                  v.maxOps(),
+                  v.name().equals(g.baseline())
+                      ? "1 (baseline)"
+                      : fmt("%.3f", r.ratio(v.name(), g.baseline())),
+                  v.percentileMicros(0.50),
+                  v.percentileMicros(0.99)));
+        }
+      }
+      out.append('\n');
+    }
+    if (heartbeat != null) {
+      HeartbeatBench.Result h = heartbeat;
+      out.append(
+          fmt(
+              "heartbeat: %d leases (lease time %.1f s, renewed every %.1f s) held %d s after acquiring"
+                  + " them in %.1f s; %d renewals (%.0f/s), %d failed, %d lost; %d not held and"
+                  + " %d missing in Redis at the end, smallest TTL left %d ms; longest gap between"
+                  + " two renewals of one lease %.1f s. CPU in %% of one core: process %.2f"
+                  + " (idle before acquiring: %.2f), heartbeat thread %.2f, Redisson threads %.2f."
+                  + " Redis: %.0f EVALSHA/s from all clients, %.0f commands/s server-wide (shared"
+                  + " server).\n\n",
+              h.leases(),
+              h.leaseTime().toMillis() / 1000.0,
+              h.renewInterval().toMillis() / 1000.0,
+              h.duration().toSeconds(),
+              h.acquireSeconds(),
+              h.renewals(),
+              h.renewals() / (double) Math.max(1, h.duration().toSeconds()),
+              h.renewalFailures(),
+              h.lost(),
+              h.notHeldAtEnd(),
+              h.missingInRedisAtEnd(),
+              h.minTtlMillisAtEnd(),
+              h.maxGapSeconds(),
+              h.processCpuPercent(),
+              h.idleCpuPercent(),
+              h.heartbeatThreadCpuPercent(),
+              h.redissonThreadsCpuPercent(),
+              h.evalShaPerSecond(),
+              h.serverCommandsPerSecond()));
+    }
+    if (memory != null) {
+      out.append(
+          fmt(
+              "memory: %.0f bytes retained per held lease (%d leases, live-object histograms"
+                  + " after full GC). Largest shares per lease:\n\n",
+              memory.bytesPerLease(), memory.leases()));
+      out.append("| class | instances/lease | bytes/lease |\n|---|--:|--:|\n");
+      for (MemoryBench.ClassShare c : memory.topClasses()) {
+        out.append(
+            fmt("| %s | %.2f | %.1f |\n", c.className(), c.instancesPerLease(), c.bytesPerLease()));
+      }
+      out.append('\n');
+    }
+    if (!goals.isEmpty()) {
+      out.append("| goal | measured | target | met |\n|---|--:|--:|---|\n");
+      for (Goal goal : goals) {
+        out.append(
+            fmt(
+                "| %s | %s | %s | %s |\n",
+                goal.what(),
+                goal.measured(),
+                goal.target(),
+                goal.target().startsWith("(") ? "-" : goal.met() ? "yes" : "**NO**"));
+      }
+    }
+    return out.toString();
+  }
+
+  private static String fmt(String format, Object... args) {
+    return String.format(Locale.ROOT, format, args);
+  }
+}
