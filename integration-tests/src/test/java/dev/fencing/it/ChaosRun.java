@@ -1,0 +1,576 @@
+package dev.fencing.it;
+
+import dev.fencing.migrations.EnforcementMode;
+import dev.fencing.migrations.FencingMigrations;
+import dev.fencing.migrations.MigrationOptions;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import javax.sql.DataSource;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * One run of the suite: its own schemas, its own Redis primary and replica behind a {@link
+ * TcpProxy}, several {@link Worker} JVMs, a nemesis injecting faults at random for the run's
+ * duration, then the {@link Checker}. Everything it starts is stopped in {@code finally} (and by a
+ * shutdown hook if the JVM is killed).
+ */
+final class ChaosRun {
+
+  static final String JDBC =
+      System.getProperty(
+          "fencing.test.jdbc", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+
+  /** Fault kinds the nemesis injects. */
+  enum Fault {
+    PAUSE_WORKER("SIGSTOP of a worker for 1.5-4 lease times"),
+    KILL_WORKER("kill -9 of a worker (restarted)"),
+    REDIS_RESTART_EMPTY("Redis primary killed and restarted empty"),
+    REDIS_FAILOVER("replica lagging, primary killed, replica promoted (REPLICAOF NO ONE)"),
+    CLIENT_PAUSE("CLIENT PAUSE ALL on the primary for 1-3 lease times"),
+    PG_TERMINATE("pg_terminate_backend of a worker's backends"),
+    PROXY_STALL("Redis proxy forwards nothing for 0.5-2.5 lease times"),
+    PROXY_CUT("every Redis connection cut at the proxy");
+
+    final String description;
+
+    Fault(String description) {
+      this.description = description;
+    }
+  }
+
+  /** What to run. {@code mode}: guarded, trigger or off. */
+  record Settings(
+      String mode,
+      long seed,
+      Duration duration,
+      int workers,
+      int resources,
+      long leaseMs,
+      boolean faults,
+      Path dir) {}
+
+  /** The figures of one run. */
+  record Result(
+      Settings settings,
+      Map<Fault, Integer> faults,
+      Map<String, Long> events,
+      long accepted,
+      long registrations,
+      long counterRecoveries,
+      Checker.Result check,
+      Duration took) {
+
+    long event(String name) {
+      return events.getOrDefault(name, 0L);
+    }
+
+    String summary() {
+      return String.format(
+          Locale.ROOT,
+          "mode=%s seed=%d %ds: faults=%s attempted=%d accepted=%d (db) rejected=%d errors=%d"
+              + " leases=%d lost-while-working=%d crashes=%d counter-recoveries=%d"
+              + " violations=%d %s%s",
+          settings.mode,
+          settings.seed,
+          took.toSeconds(),
+          faults,
+          event("ATTEMPT"),
+          accepted,
+          event("REJECT"),
+          event("ERROR"),
+          event("ACQUIRED"),
+          event("LOST"),
+          event("CRASH"),
+          counterRecoveries,
+          check.total(),
+          check.violations(),
+          check.examples().isEmpty() ? "" : "\n  " + String.join("\n  ", check.examples()));
+    }
+  }
+
+  private final Settings settings;
+  private final Random random;
+  private final String suffix;
+  private final String schema;
+  private final String fenceSchema;
+  private final Map<Fault, Integer> faultCounts = new EnumMap<>(Fault.class);
+  private final List<WorkerProc> workers = new ArrayList<>();
+  private final Map<Integer, Boolean> paused = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService timers = Executors.newScheduledThreadPool(2);
+  private RedisNode primary;
+  private RedisNode replica;
+  private TcpProxy proxy;
+  private volatile boolean stopping;
+
+  private ChaosRun(Settings settings) {
+    this.settings = settings;
+    this.random = new Random(settings.seed);
+    this.suffix = Long.toHexString(new Random().nextLong() & 0xffffffffffL);
+    this.schema = "it_" + suffix;
+    this.fenceSchema = "itf_" + suffix;
+    for (Fault f : Fault.values()) {
+      faultCounts.put(f, 0);
+    }
+  }
+
+  static Result run(Settings settings) throws Exception {
+    ChaosRun run = new ChaosRun(settings);
+    Thread hook = new Thread(run::cleanUp, "chaos-cleanup");
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      return run.execute();
+    } finally {
+      run.cleanUp();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException shuttingDown) {
+        // the hook runs anyway
+      }
+    }
+  }
+
+  private Result execute() throws Exception {
+    long started = System.nanoTime();
+    Files.createDirectories(settings.dir);
+    setUpDatabase();
+    primary = RedisNode.start(settings.dir, 0);
+    replica = RedisNode.start(settings.dir, primary.port());
+    proxy = new TcpProxy(primary.port());
+    for (int i = 0; i < settings.workers; i++) {
+      WorkerProc w = new WorkerProc(i);
+      workers.add(w);
+      w.start();
+    }
+    long deadline = System.nanoTime() + settings.duration.toNanos();
+    sleep(1500); // let the workers start before the first fault
+    while (System.nanoTime() - deadline < 0) {
+      restartDeadWorkers();
+      if (settings.faults) {
+        Fault fault = pick();
+        try {
+          inject(fault);
+          faultCounts.merge(fault, 1, Integer::sum);
+        } catch (RuntimeException e) {
+          System.err.println("[chaos] fault " + fault + " failed: " + e);
+        }
+      }
+      sleep(200 + random.nextInt(900));
+    }
+    stopping = true;
+    stopWorkers();
+    Checker.Result check;
+    long registrations;
+    try (Connection c = DriverManager.getConnection(JDBC)) {
+      check = Checker.check(c, schema);
+      try (Statement s = c.createStatement();
+          var rs = s.executeQuery("SELECT count(*) FROM " + schema + ".registrations")) {
+        rs.next();
+        registrations = rs.getLong(1);
+      }
+    }
+    Map<String, Long> events = new ConcurrentHashMap<>();
+    long recoveries = 0;
+    for (WorkerProc w : workers) {
+      for (String line : Files.readAllLines(w.events, StandardCharsets.UTF_8)) {
+        int space = line.indexOf(' ');
+        events.merge(space < 0 ? line : line.substring(0, space), 1L, Long::sum);
+      }
+      for (String line : Files.readAllLines(w.output, StandardCharsets.UTF_8)) {
+        if (line.contains("Redis lost its counter")) {
+          recoveries++;
+        }
+      }
+    }
+    return new Result(
+        settings,
+        Map.copyOf(faultCounts),
+        Map.copyOf(events),
+        check.accepted(),
+        registrations,
+        recoveries,
+        check,
+        Duration.ofNanos(System.nanoTime() - started));
+  }
+
+  private Fault pick() {
+    int r = random.nextInt(100);
+    if (r < 34) {
+      return Fault.PAUSE_WORKER;
+    } else if (r < 44) {
+      return Fault.KILL_WORKER;
+    } else if (r < 52) {
+      return Fault.REDIS_RESTART_EMPTY;
+    } else if (r < 60) {
+      return Fault.REDIS_FAILOVER;
+    } else if (r < 69) {
+      return Fault.CLIENT_PAUSE;
+    } else if (r < 82) {
+      return Fault.PG_TERMINATE;
+    } else if (r < 94) {
+      return Fault.PROXY_STALL;
+    }
+    return Fault.PROXY_CUT;
+  }
+
+  private void inject(Fault fault) throws Exception {
+    long lease = settings.leaseMs;
+    switch (fault) {
+      case PAUSE_WORKER -> {
+        // Mostly a worker that holds a lease right now: a pause of a waiting worker bites nothing.
+        List<WorkerProc> holders = workers.stream().filter(WorkerProc::holding).toList();
+        WorkerProc w =
+            !holders.isEmpty() && random.nextInt(5) > 0
+                ? holders.get(random.nextInt(holders.size()))
+                : workers.get(random.nextInt(workers.size()));
+        if (paused.putIfAbsent(w.id, true) != null || !w.alive()) {
+          paused.remove(w.id, true);
+          return;
+        }
+        w.signal("STOP");
+        long pause = (long) (lease * (1.5 + random.nextDouble() * 2.5));
+        timers.schedule(
+            () -> {
+              w.signal("CONT");
+              paused.remove(w.id);
+            },
+            pause,
+            TimeUnit.MILLISECONDS);
+      }
+      case KILL_WORKER -> {
+        WorkerProc w = workers.get(random.nextInt(workers.size()));
+        if (!paused.containsKey(w.id)) {
+          w.kill();
+        }
+      }
+      case REDIS_RESTART_EMPTY -> {
+        primary.restartEmpty(0);
+        proxy.cutAll();
+      }
+      case REDIS_FAILOVER -> failOver();
+      case CLIENT_PAUSE ->
+          primary.cli(
+              "CLIENT",
+              "PAUSE",
+              Long.toString((long) (lease * (1 + random.nextDouble() * 2))),
+              "ALL");
+      case PG_TERMINATE -> {
+        WorkerProc w = workers.get(random.nextInt(workers.size()));
+        try (Connection c = DriverManager.getConnection(JDBC);
+            PreparedStatement s =
+                c.prepareStatement(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                        + " WHERE application_name = ?")) {
+          s.setString(1, w.appName());
+          s.execute();
+        }
+      }
+      case PROXY_STALL -> proxy.stall((long) (lease * (0.5 + random.nextDouble() * 2)));
+      case PROXY_CUT -> proxy.cutAll();
+    }
+  }
+
+  /**
+   * The replica stops taking the stream (SIGSTOP) while the primary keeps acknowledging INCRs, the
+   * primary dies, the replica resumes and is promoted: acknowledged increments are lost and Redis
+   * hands out tokens again. A fresh replica of the new primary is started.
+   */
+  private void failOver() {
+    replica.signal("STOP");
+    sleep(200 + random.nextInt(800));
+    primary.kill();
+    replica.signal("CONT");
+    replica.cli("REPLICAOF", "NO", "ONE");
+    proxy.retarget(replica.port());
+    RedisNode old = primary;
+    primary = replica;
+    replica = RedisNode.start(settings.dir, primary.port());
+    old.close();
+  }
+
+  private void setUpDatabase() throws SQLException {
+    String s = schema;
+    boolean fenced = !settings.mode.equals("off");
+    try (Connection c = DriverManager.getConnection(JDBC);
+        Statement st = c.createStatement()) {
+      st.execute("CREATE SCHEMA " + s);
+      st.execute(
+          "CREATE TABLE " + s + ".resources (resource text PRIMARY KEY, seq bigint NOT NULL)");
+      st.execute(
+          "CREATE TABLE "
+              + s
+              + ".ledger (id bigserial PRIMARY KEY, resource text NOT NULL, seq bigint NOT NULL,"
+              + " token bigint NOT NULL, lease_id text NOT NULL, worker int NOT NULL,"
+              + " attempt text NOT NULL, registered_max bigint, registered_lease text,"
+              + " written_at timestamptz)");
+      st.execute(
+          "CREATE TABLE "
+              + s
+              + ".registrations (id bigserial PRIMARY KEY, resource text NOT NULL,"
+              + " token bigint NOT NULL, lease_id text NOT NULL,"
+              + " at timestamptz NOT NULL DEFAULT clock_timestamp())");
+      st.execute(
+          "CREATE FUNCTION "
+              + s
+              + ".ledger_seen() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+              + " SELECT r.token, r.lease_id INTO NEW.registered_max, NEW.registered_lease FROM "
+              + s
+              + ".registrations r WHERE r.resource = NEW.resource ORDER BY r.id DESC LIMIT 1;"
+              + " NEW.registered_max := (SELECT max(token) FROM "
+              + s
+              + ".registrations r WHERE r.resource = NEW.resource);"
+              + " NEW.written_at := clock_timestamp(); RETURN NEW; END $$");
+      // "zz": after the enforcement trigger (BEFORE triggers fire in name order).
+      st.execute(
+          "CREATE TRIGGER zz_ledger_seen BEFORE INSERT ON "
+              + s
+              + ".ledger FOR EACH ROW EXECUTE FUNCTION "
+              + s
+              + ".ledger_seen()");
+      for (int i = 0; i < settings.resources; i++) {
+        st.execute("INSERT INTO " + s + ".resources VALUES ('r" + i + "', 0)");
+      }
+    }
+    if (fenced) {
+      MigrationOptions.Builder options =
+          MigrationOptions.builder()
+              .schema(fenceSchema)
+              .fence(schema + ".resources", schema + ".ledger");
+      if (settings.mode.equals("trigger")) {
+        options
+            .enforce(schema + ".resources", EnforcementMode.STRICT)
+            .enforce(schema + ".ledger", EnforcementMode.STRICT);
+      }
+      PGSimpleDataSource ds = new PGSimpleDataSource();
+      ds.setURL(JDBC);
+      FencingMigrations.migrate((DataSource) ds, options.build());
+      try (Connection c = DriverManager.getConnection(JDBC);
+          Statement st = c.createStatement()) {
+        st.execute(
+            "CREATE FUNCTION "
+                + s
+                + ".log_registration() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+                + " INSERT INTO "
+                + s
+                + ".registrations (resource, token, lease_id)"
+                + " VALUES (NEW.resource, NEW.token, NEW.lease_id); RETURN NEW; END $$");
+        st.execute(
+            "CREATE TRIGGER zz_log_registration AFTER INSERT OR UPDATE ON "
+                + fenceSchema
+                + ".fence FOR EACH ROW EXECUTE FUNCTION "
+                + s
+                + ".log_registration()");
+      }
+    }
+  }
+
+  private void restartDeadWorkers() {
+    for (WorkerProc w : workers) {
+      if (!w.alive() && !stopping) {
+        w.start();
+      }
+    }
+  }
+
+  private void stopWorkers() {
+    for (WorkerProc w : workers) {
+      w.signal("CONT");
+      w.kill();
+    }
+  }
+
+  private synchronized void cleanUp() {
+    stopping = true;
+    timers.shutdownNow();
+    for (WorkerProc w : workers) {
+      w.signal("CONT");
+      w.kill();
+    }
+    if (proxy != null) {
+      proxy.close();
+      proxy = null;
+    }
+    for (RedisNode node : new RedisNode[] {primary, replica}) {
+      if (node != null) {
+        try {
+          node.close();
+        } catch (RuntimeException e) {
+          System.err.println("[chaos] stopping redis: " + e);
+        }
+      }
+    }
+    primary = null;
+    replica = null;
+    try (Connection c = DriverManager.getConnection(JDBC);
+        Statement st = c.createStatement()) {
+      st.execute(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE"
+              + " 'fencing-it-"
+              + suffix
+              + "-%'");
+      st.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+      st.execute("DROP SCHEMA IF EXISTS " + fenceSchema + " CASCADE");
+    } catch (SQLException e) {
+      System.err.println("[chaos] dropping schemas: " + e);
+    }
+  }
+
+  /** A worker JVM, restarted after kill -9 or a crash. */
+  private final class WorkerProc {
+    final int id;
+    final Path events;
+    final Path output;
+    private volatile Process process;
+
+    WorkerProc(int id) {
+      this.id = id;
+      this.events = settings.dir.resolve("worker-" + id + ".events");
+      this.output = settings.dir.resolve("worker-" + id + ".log");
+    }
+
+    /** Whether its last event says it is inside a job (holding, or believing it holds, a lease). */
+    boolean holding() {
+      try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(events.toFile(), "r")) {
+        long length = f.length();
+        int n = (int) Math.min(length, 300);
+        byte[] tail = new byte[n];
+        f.seek(length - n);
+        f.readFully(tail);
+        String text = new String(tail, StandardCharsets.UTF_8).strip();
+        String last = text.substring(text.lastIndexOf('\n') + 1);
+        return last.startsWith("ACQUIRED")
+            || last.startsWith("ATTEMPT")
+            || last.startsWith("ACCEPT");
+      } catch (IOException e) {
+        return false;
+      }
+    }
+
+    String appName() {
+      return "fencing-it-" + suffix + "-w" + id;
+    }
+
+    boolean alive() {
+      Process p = process;
+      return p != null && p.isAlive();
+    }
+
+    synchronized void start() {
+      List<String> command = new ArrayList<>();
+      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      command.addAll(
+          List.of(
+              "-Xmx128m",
+              "-XX:+UseSerialGC",
+              "-XX:TieredStopAtLevel=1",
+              "-Xshare:auto",
+              "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+              "-cp",
+              classPath(),
+              Worker.class.getName(),
+              "id=" + id,
+              "mode=" + settings.mode,
+              "redis=redis://127.0.0.1:" + proxy.port(),
+              "jdbc=" + JDBC,
+              "schema=" + schema,
+              "fenceSchema=" + fenceSchema,
+              "prefix=it-" + suffix + ":",
+              "leaseMs=" + settings.leaseMs,
+              "resources=" + settings.resources,
+              "seed=" + (settings.seed + 7919L * (id + 1) + System.nanoTime() % 1000),
+              "events=" + events,
+              "appName=" + appName()));
+      try {
+        process =
+            new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile()))
+                .start();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    void signal(String signal) {
+      Process p = process;
+      if (p != null && p.isAlive()) {
+        exec(List.of("kill", "-" + signal, Long.toString(p.pid())));
+      }
+    }
+
+    synchronized void kill() {
+      Process p = process;
+      if (p != null) {
+        p.destroyForcibly();
+        try {
+          p.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+  }
+
+  static String classPath() {
+    String cp = System.getProperty("surefire.test.class.path");
+    return cp != null && !cp.isBlank() ? cp : System.getProperty("java.class.path");
+  }
+
+  static String exec(List<String> command) {
+    try {
+      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        throw new IllegalStateException(command + " failed: " + out);
+      }
+      return out;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static void deleteRecursively(Path path) {
+    if (!Files.exists(path)) {
+      return;
+    }
+    try (Stream<Path> walk = Files.walk(path)) {
+      walk.sorted((a, b) -> b.getNameCount() - a.getNameCount())
+          .map(Path::toFile)
+          .forEach(File::delete);
+    } catch (IOException e) {
+      System.err.println("[chaos] deleting " + path + ": " + e);
+    }
+  }
+
+  static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}
