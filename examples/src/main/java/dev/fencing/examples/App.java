@@ -149,10 +149,7 @@ public final class App {
         boolean fencedDoubleCharged =
             rows.stream()
                 .anyMatch(
-                    r ->
-                        r.mode() == ReplayMode.FENCED
-                            && !r.pending()
-                            && r.stats().customersChargedTwice() > 0);
+                    r -> r.mode() == ReplayMode.FENCED && r.stats().customersChargedTwice() > 0);
         return fencedDoubleCharged ? FENCED_DOUBLE_CHARGE : OK;
       } finally {
         redisson.shutdown();
@@ -277,8 +274,11 @@ public final class App {
           case "--jdbc-url" -> o.jdbcUrl = requireStart(e.getKey(), v, "jdbc:postgresql:");
           case "--redis-url" -> o.redisUrl = requireStart(e.getKey(), v, "redis");
           case "--schema" -> {
-            if (!v.matches("[a-z_][a-z0-9_]{0,62}")) {
-              throw new IllegalArgumentException("--schema: lower case letters, digits and _");
+            if (!v.matches("[a-z_][a-z0-9_]*") || v.length() > BillingSchema.MAX_SCHEMA_LENGTH) {
+              throw new IllegalArgumentException(
+                  "--schema: lower case letters, digits and _, at most "
+                      + BillingSchema.MAX_SCHEMA_LENGTH
+                      + " characters");
             }
             o.schema = v;
           }

@@ -27,6 +27,19 @@ public final class BillingJob {
   private InvoiceCalculator calculator = InvoiceCalculator.planPrice();
   private Consumer<String> log = line -> {};
   private Duration progressEvery = Duration.ofSeconds(1);
+  private StaleWriteListener staleWrites = (runId, customer, e) -> {};
+
+  /** Told about each write the lock strategy classifies as a stale-write rejection. */
+  @FunctionalInterface
+  public interface StaleWriteListener {
+    /**
+     * Called after the rejected transaction was rolled back, before the run stops.
+     *
+     * @param customer the customer whose write was rejected
+     * @param e the rejection
+     */
+    void rejected(String runId, Customer customer, SQLException e) throws SQLException;
+  }
 
   /**
    * @param pool where connections come from (a fencing strategy may wrap it for writes)
@@ -60,6 +73,12 @@ public final class BillingJob {
   /** Where progress lines and the summary go (default: nowhere). */
   public BillingJob log(Consumer<String> log) {
     this.log = Objects.requireNonNull(log);
+    return this;
+  }
+
+  /** Where rejected stale writes are reported (default: nowhere). */
+  public BillingJob staleWrites(StaleWriteListener staleWrites) {
+    this.staleWrites = Objects.requireNonNull(staleWrites);
     return this;
   }
 
@@ -131,6 +150,7 @@ public final class BillingJob {
           } catch (SQLException e) {
             if (hold.isStaleWriteRejection(e)) {
               rejected++;
+              staleWrites.rejected(runId, customer, e);
               stopped = "the database rejected a stale write: " + e.getMessage();
               break outer;
             }

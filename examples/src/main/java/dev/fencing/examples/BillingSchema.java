@@ -1,5 +1,8 @@
 package dev.fencing.examples;
 
+import dev.fencing.migrations.EnforcementMode;
+import dev.fencing.migrations.FencingMigrations;
+import dev.fencing.migrations.MigrationOptions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -8,19 +11,42 @@ import java.util.Map;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 
-/** Creates, fills, resets and drops the example's billing tables in one schema. */
+/**
+ * Creates, fills, resets and drops the example's billing tables in one schema, and the fence for
+ * them in a schema of its own ({@link #fenceSchema()}).
+ *
+ * <p>The billing tables come from the example's Flyway migrations; the fencing migrations then add
+ * {@code fence_token} to {@code invoices} and {@code charges} and install the enforcement trigger
+ * on both, in {@link EnforcementMode#LENIENT lenient} mode: writes that carry a fencing token (made
+ * on a connection from a {@code FencedDataSource} inside {@code Fencing.run}) are checked against
+ * the fence, token-less writes (the replay's unfenced modes) go through as before. {@code
+ * customers} is only read by the job, so it is not fenced.
+ */
 public final class BillingSchema {
 
   /** Classpath location of the example's own Flyway migrations. */
   public static final String LOCATION = "classpath:db/billing";
 
+  /** The fenced tables, all enforced by the trigger in lenient mode. */
+  public static final java.util.List<String> FENCED_TABLES =
+      java.util.List.of("invoices", "charges");
+
+  /** Suffix of the fence schema: billing schema {@code s} has its fence in {@code s_fence}. */
+  public static final String FENCE_SCHEMA_SUFFIX = "_fence";
+
+  /** Longest billing schema name, so that the fence schema's name fits in 63 characters. */
+  public static final int MAX_SCHEMA_LENGTH = 63 - FENCE_SCHEMA_SUFFIX.length();
+
   private final DataSource dataSource;
   private final String schema;
 
   public BillingSchema(DataSource dataSource, String schema) {
-    if (!schema.matches("[a-z_][a-z0-9_]*")) {
+    if (!schema.matches("[a-z_][a-z0-9_]*") || schema.length() > MAX_SCHEMA_LENGTH) {
       throw new IllegalArgumentException(
-          "schema name must be lower case letters, digits and _: " + schema);
+          "schema name must be lower case letters, digits and _, at most "
+              + MAX_SCHEMA_LENGTH
+              + " characters: "
+              + schema);
     }
     this.dataSource = dataSource;
     this.schema = schema;
@@ -30,7 +56,16 @@ public final class BillingSchema {
     return schema;
   }
 
-  /** Creates the schema if needed and applies the billing migrations to it. */
+  /** The schema holding the fence of these tables: {@code <schema>_fence}. */
+  public String fenceSchema() {
+    return schema + FENCE_SCHEMA_SUFFIX;
+  }
+
+  /**
+   * Creates the schema if needed and applies the billing migrations to it, then the fencing
+   * migrations: the fence in {@link #fenceSchema()}, {@code fence_token} and the lenient
+   * enforcement trigger on {@link #FENCED_TABLES}. Both are idempotent.
+   */
   public void migrate() {
     Flyway.configure()
         .dataSource(dataSource)
@@ -41,6 +76,11 @@ public final class BillingSchema {
         .placeholders(Map.of("schema", schema))
         .load()
         .migrate();
+    MigrationOptions.Builder fencing = MigrationOptions.builder().schema(fenceSchema());
+    for (String table : FENCED_TABLES) {
+      fencing.enforce(schema + "." + table, EnforcementMode.LENIENT);
+    }
+    FencingMigrations.migrate(dataSource, fencing.build());
   }
 
   /**
@@ -62,19 +102,30 @@ public final class BillingSchema {
     }
   }
 
-  /** Deletes every invoice and charge, keeping the customers. */
+  /**
+   * Deletes every invoice, charge and recorded rejection, keeping the customers. The fence keeps
+   * its registrations: it never goes backwards.
+   */
   public void resetBilling() throws SQLException {
+    String s = JdbcBillingDao.quote(schema);
     exec(
         "TRUNCATE "
-            + JdbcBillingDao.quote(schema)
+            + s
             + ".charges, "
-            + JdbcBillingDao.quote(schema)
-            + ".invoices RESTART IDENTITY");
+            + s
+            + ".invoices, "
+            + s
+            + ".rejected_writes RESTART IDENTITY");
   }
 
-  /** Drops the whole schema. */
+  /** Drops the whole schema and its fence schema. */
   public void drop() throws SQLException {
-    exec("DROP SCHEMA IF EXISTS " + JdbcBillingDao.quote(schema) + " CASCADE");
+    exec(
+        "DROP SCHEMA IF EXISTS "
+            + JdbcBillingDao.quote(schema)
+            + ", "
+            + JdbcBillingDao.quote(fenceSchema())
+            + " CASCADE");
   }
 
   private void exec(String sql) throws SQLException {

@@ -15,13 +15,16 @@ import javax.sql.DataSource;
  * @param customersCharged distinct customers with at least one charge for the period
  * @param customersChargedTwice customers with more than one charge for the period
  * @param activeNotCharged active customers without a charge for the period
+ * @param staleWritesRejected rows in {@code rejected_writes} for the period that PostgreSQL refused
+ *     ({@code rejected_by = 'database'}), see {@link RejectedWrites}
  */
 public record BillingStats(
     long activeCustomers,
     long charges,
     long customersCharged,
     long customersChargedTwice,
-    long activeNotCharged) {
+    long activeNotCharged,
+    long staleWritesRejected) {
 
   /** Queries the billing tables in {@code schema}. */
   public static BillingStats query(DataSource dataSource, String schema, String period)
@@ -41,14 +44,23 @@ public record BillingStats(
             + " (SELECT count(*) FROM "
             + s
             + ".customers c WHERE c.active"
-            + "   AND NOT EXISTS (SELECT 1 FROM per_customer p WHERE p.customer_id = c.id))";
+            + "   AND NOT EXISTS (SELECT 1 FROM per_customer p WHERE p.customer_id = c.id)),"
+            + " (SELECT count(*) FROM "
+            + s
+            + ".rejected_writes WHERE period = ? AND rejected_by = 'database')";
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setString(1, period);
+      ps.setString(2, period);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return new BillingStats(
-            rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5));
+            rs.getLong(1),
+            rs.getLong(2),
+            rs.getLong(3),
+            rs.getLong(4),
+            rs.getLong(5),
+            rs.getLong(6));
       }
     }
   }

@@ -1,5 +1,8 @@
 package dev.fencing.examples;
 
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.jdbc.FenceOptions;
+import dev.fencing.jdbc.FencedDataSource;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,12 +23,26 @@ import org.redisson.api.RedissonClient;
  * Replays the incident with scaled-down times: the billing job under each {@link ReplayMode}, and
  * what the database says about it afterwards.
  *
- * <p>Scenario for every mode with a lock: run A acquires and bills; at 80% it stalls (GC pause,
- * slow query) while its lock expires; the scheduler's next trigger starts run B, which acquires;
- * when B has processed its first customer, A resumes and both bill the remaining customers
- * concurrently. Half way through, B is slowed down until A has finished and released; one more
- * trigger fires right after that. Mode 1 (no lock) is the rolling deploy: the new instance's run
- * starts when the old one is half way through.
+ * <ul>
+ *   <li>Mode 1 (no lock) is the rolling deploy: the new instance's run starts when the old one is
+ *       half way through.
+ *   <li>Mode 2 (naive lock): run A acquires and bills; at 80% it stalls (GC pause, slow query)
+ *       while its lock expires; the scheduler's next trigger starts run B, which acquires; when B
+ *       has processed its first customer, A resumes and both bill the remaining customers
+ *       concurrently. Half way through, B is slowed down until A has finished and released; one
+ *       more trigger (run C) fires right after that.
+ *   <li>Modes 3 and 4 (lease; lease + fencing): run A checks its lease before the customer at 80%
+ *       ("still held"), then the whole worker pauses, its heartbeat included (its lease manager is
+ *       closed): the lease really expires in Redis. The next trigger starts run B, which acquires
+ *       with a higher token (mode 4: and registers it in the fence). B starts on the customer A was
+ *       about to bill; while B is pricing it (inside its transaction, before its inserts), A
+ *       resumes and writes that same customer, the one write a heartbeat cannot prevent. Then A
+ *       checks its lease again, sees it lost and stops; B goes on; run C fires and finds B's lease
+ *       held.
+ * </ul>
+ *
+ * <p>Every job takes its connections from one {@link FencedDataSource} over the pool; outside a
+ * {@code Fencing} scope (modes 1-3, and every read) it hands out plain connections.
  */
 public final class IncidentReplay {
 
@@ -47,22 +64,13 @@ public final class IncidentReplay {
   /**
    * One line of the replay's table.
    *
-   * @param stats from the database, after all runs of the mode ended
-   * @param staleWritesRejected reported by the runs
-   * @param locksDeletedByNonOwner releases that removed another run's lock
+   * @param stats from the database, after all runs of the mode ended: charges, customers charged
+   *     twice, stale writes rejected by the database
+   * @param locksDeletedByNonOwner releases that removed another run's lock (as each release saw it)
+   * @param runs what each run reported
    */
   public record Row(
-      ReplayMode mode,
-      BillingStats stats,
-      long staleWritesRejected,
-      long locksDeletedByNonOwner,
-      List<RunResult> runs) {
-
-    /** True for a mode that is not implemented yet (no numbers). */
-    public boolean pending() {
-      return stats == null;
-    }
-  }
+      ReplayMode mode, BillingStats stats, long locksDeletedByNonOwner, List<RunResult> runs) {}
 
   private final DataSource pool;
   private final RedissonClient redisson;
@@ -71,6 +79,7 @@ public final class IncidentReplay {
   private final String keyPrefix;
   private final Settings settings;
   private final Consumer<String> log;
+  private final FencedDataSource fenced;
 
   /**
    * @param pool connection pool on the database holding {@code schema}
@@ -96,6 +105,8 @@ public final class IncidentReplay {
     this.keyPrefix = Objects.requireNonNull(keyPrefix);
     this.settings = Objects.requireNonNull(settings);
     this.log = Objects.requireNonNull(log);
+    this.fenced =
+        FencedDataSource.wrap(pool, FenceOptions.defaults().withSchema(schema.fenceSchema()));
   }
 
   /** Creates the tables in the schema (which should be empty or absent) and the customers. */
@@ -111,9 +122,6 @@ public final class IncidentReplay {
 
   /** Runs one mode on fresh billing tables and reads the result from the database. */
   public Row run(ReplayMode mode) throws Exception {
-    if (!mode.implemented()) {
-      return new Row(mode, null, 0, 0, List.of());
-    }
     schema.resetBilling();
     if (redisson != null) {
       redisson.getKeys().deleteByPattern(keyPrefix + "*");
@@ -123,21 +131,25 @@ public final class IncidentReplay {
         switch (mode) {
           case NO_LOCK -> rollingDeploy();
           case NAIVE_LOCK -> lockOutlivedByJob(naiveLock());
-          case TOKEN_HEARTBEAT, FENCED ->
-              // TODO(fencing-core, fencing-jdbc): build the strategy from LeaseManager/Lease
-              // (mode 3) and additionally FencedDataSource + Fencing.run(lease, ...) (mode 4),
-              // then reuse lockOutlivedByJob(strategy). The stall must also stop the lease's
-              // heartbeat (a real GC pause freezes the whole JVM): give each run its own
-              // LeaseManager/scheduler and pause it during the stall, or stall a worker JVM.
-              throw new UnsupportedOperationException("mode " + mode.number() + " not wired yet");
+          case TOKEN_HEARTBEAT -> pauseAfterLastCheck(lease(false));
+          case FENCED -> pauseAfterLastCheck(lease(true));
         };
     BillingStats stats = BillingStats.query(pool, schema.schema(), settings.period());
-    long rejected = runs.stream().mapToLong(RunResult::staleWritesRejected).sum();
     long deletedOthers =
         runs.stream()
             .filter(r -> r.release() == LockStrategy.Release.DELETED_ANOTHER_RUNS_LOCK)
             .count();
-    return new Row(mode, stats, rejected, deletedOthers, runs);
+    return new Row(mode, stats, deletedOthers, runs);
+  }
+
+  private LeaseLockStrategy lease(boolean fencing) {
+    if (redisson == null) {
+      throw new IllegalStateException("the lease needs Redis");
+    }
+    LeaseOptions options = LeaseOptions.ofLeaseTime(settings.ttl()).withKeyPrefix(keyPrefix);
+    return fencing
+        ? LeaseLockStrategy.fenced(redisson, options, LeaseLockStrategy.RESOURCE, fenced)
+        : LeaseLockStrategy.tokenAndHeartbeat(redisson, options, LeaseLockStrategy.RESOURCE);
   }
 
   private NaiveRedisLockStrategy naiveLock() {
@@ -148,11 +160,16 @@ public final class IncidentReplay {
   }
 
   private BillingJob job(LockStrategy strategy, StallPoint stall) {
-    return new BillingJob(pool, dao, strategy)
+    return new BillingJob(fenced, dao, strategy)
         .batchSize(settings.batchSize())
-        .calculator(InvoiceCalculator.withLatency(settings.pricingMicros()))
+        .calculator(pricing())
         .stallPoint(stall)
+        .staleWrites(new RejectedWrites(pool, schema.schema(), settings.period()))
         .log(log);
+  }
+
+  private InvoiceCalculator pricing() {
+    return InvoiceCalculator.withLatency(settings.pricingMicros());
   }
 
   private long activeCustomers() throws SQLException {
@@ -244,6 +261,102 @@ public final class IncidentReplay {
   }
 
   /**
+   * Modes 3-4: run A passes its lease check, then the whole worker pauses (heartbeat included)
+   * until its lease has expired in Redis and run B has acquired; A resumes while B is inside its
+   * first customer's transaction (the one A was about to write), writes it, and stops at its next
+   * check. One more trigger (run C) fires once A has released.
+   */
+  List<RunResult> pauseAfterLastCheck(LeaseLockStrategy strategy) throws Exception {
+    Duration maxStall = settings.ttl().multipliedBy(5).plusSeconds(10);
+    // B waits for A inside its open transaction; a fenced connection's session is ended by
+    // PostgreSQL after one lease time idle in a transaction, so B waits at most half of that.
+    Duration bMaxWait = settings.ttl().dividedBy(2);
+    CountDownLatch aStalled = new CountDownLatch(1);
+    CountDownLatch resumeA = new CountDownLatch(1);
+    CountDownLatch aDone = new CountDownLatch(1);
+    long stallAt = activeCustomers() * 4 / 5;
+    StallPoint pauseWholeWorker =
+        (runId, done, next) -> {
+          if (done == stallAt) {
+            strategy.stopHeartbeat(runId);
+            aStalled.countDown();
+            resumeA.await(maxStall.toMillis(), TimeUnit.MILLISECONDS);
+          }
+        };
+    ExecutorService threads = Executors.newFixedThreadPool(3);
+    try {
+      Future<RunResult> a =
+          threads.submit(() -> job(strategy, pauseWholeWorker).run("run-A", settings.period()));
+      awaitOrDone(aStalled, a);
+      log.accept(
+          "run-A checked its lease (held), then its whole worker pauses before customer "
+              + (stallAt + 1)
+              + ", heartbeat included; its lease expires in Redis");
+      InvoiceCalculator pricing = pricing();
+      java.util.concurrent.atomic.AtomicBoolean first =
+          new java.util.concurrent.atomic.AtomicBoolean(true);
+      InvoiceCalculator bPricing =
+          (customer, period) -> {
+            if (first.getAndSet(false)) {
+              log.accept(
+                  "run-B is pricing customer "
+                      + customer.id()
+                      + " (its transaction is open): run-A resumes");
+              resumeA.countDown();
+              try {
+                aDone.await(bMaxWait.toMillis(), TimeUnit.MILLISECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
+            return pricing.amountCents(customer, period);
+          };
+      long deadline = System.nanoTime() + maxStall.toNanos();
+      Future<RunResult> b = null;
+      int attempt = 0;
+      while (System.nanoTime() < deadline && !a.isDone()) {
+        attempt++;
+        BillingJob jobB =
+            job(strategy, StallPoint.NONE).calculator(bPricing).log(attempt == 1 ? log : l -> {});
+        Future<RunResult> tryB = threads.submit(() -> jobB.run("run-B", settings.period()));
+        RunResult firstResult = waitAcquiredOrDone(tryB);
+        if (firstResult == null || firstResult.acquired()) {
+          b = tryB;
+          if (attempt > 1) {
+            log.accept("trigger " + (attempt + 1) + ": run-B acquired the lease");
+          }
+          break;
+        }
+        Thread.sleep(Math.max(20, settings.ttl().toMillis() / 20));
+      }
+      // B resumes A from inside its first transaction; if B never gets there, resume A anyway.
+      while (b != null && !b.isDone() && !resumeA.await(50, TimeUnit.MILLISECONDS)) {
+        // waiting for B to reach its first customer
+      }
+      resumeA.countDown();
+      RunResult resultA;
+      try {
+        resultA = get(a);
+      } finally {
+        aDone.countDown();
+      }
+      log.accept("run-A released: " + resultA.release());
+      List<RunResult> results = new ArrayList<>();
+      results.add(resultA);
+      RunResult resultC = job(strategy, StallPoint.NONE).run("run-C", settings.period());
+      if (b != null) {
+        results.add(get(b));
+      }
+      results.add(resultC);
+      return results;
+    } finally {
+      resumeA.countDown();
+      aDone.countDown();
+      shutdown(threads);
+    }
+  }
+
+  /**
    * Run B: lets A resume once B has processed its first customer; pauses (a slow query) half way
    * through until A has released.
    */
@@ -311,19 +424,14 @@ public final class IncidentReplay {
 
   /** One row of the table. */
   public static String format(Row row) {
-    String mode = row.mode().number() + " " + row.mode().label();
-    if (row.pending()) {
-      return String.format(
-          Locale.ROOT, "%-33s %s", mode, "pending: needs the fencing library (placeholder)");
-    }
     return String.format(
         Locale.ROOT,
         "%-33s %9d %8d %14d %22d %27d",
-        mode,
+        row.mode().number() + " " + row.mode().label(),
         row.stats().activeCustomers(),
         row.stats().charges(),
         row.stats().customersChargedTwice(),
-        row.staleWritesRejected(),
+        row.stats().staleWritesRejected(),
         row.locksDeletedByNonOwner());
   }
 }

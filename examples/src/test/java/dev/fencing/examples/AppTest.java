@@ -148,7 +148,7 @@ class AppTest {
           .contains(IncidentReplay.header())
           .containsPattern("(?m)^1 no lock +270 ")
           .containsPattern("(?m)^2 naive lock \\(SET NX PX, DEL\\) +270 +\\d+ +[1-9]\\d* +0 +[1-9]")
-          .containsPattern("(?m)^4 fenced +pending");
+          .containsPattern("(?m)^4 fenced +270 +270 +0 +[1-9]\\d* +0$");
     } finally {
       try (var pool = Servers.pool(TestServers.JDBC, "app-test", 1)) {
         new BillingSchema(pool, schema).drop();
