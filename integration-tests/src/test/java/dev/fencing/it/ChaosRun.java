@@ -428,8 +428,12 @@ final class ChaosRun {
               + " 'fencing-it-"
               + suffix
               + "-%'");
-      st.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-      st.execute("DROP SCHEMA IF EXISTS " + fenceSchema + " CASCADE");
+      if (Boolean.getBoolean("chaos.keepSchema")) {
+        System.err.println("[chaos] kept schemas " + schema + ", " + fenceSchema);
+      } else {
+        st.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        st.execute("DROP SCHEMA IF EXISTS " + fenceSchema + " CASCADE");
+      }
     } catch (SQLException e) {
       System.err.println("[chaos] dropping schemas: " + e);
     }

@@ -123,15 +123,7 @@ public final class Worker {
         .setConnectionMinimumIdleSize(1)
         .setConnectionPoolSize(4)
         .setSubscriptionConnectionMinimumIdleSize(1);
-    RedissonClient redisson = null;
-    while (redisson == null) {
-      try {
-        redisson = Redisson.create(config);
-      } catch (RuntimeException e) {
-        log("NOREDIS " + oneLine(e));
-        sleep(200);
-      }
-    }
+    RedissonClient redisson = connect(config);
     HikariConfig pc = new HikariConfig();
     pc.setJdbcUrl(args.get("jdbc"));
     pc.setMaximumPoolSize(3);
@@ -150,17 +142,48 @@ public final class Worker {
     LeaseManager leases =
         mode.equals("off") ? redisLeases : new FencedLeaseManager(redisLeases, db.fence());
     log("START " + id + " " + ProcessHandle.current().pid());
+    long failingSince = 0;
     while (true) {
       String resource = "r" + random.nextInt(resources);
       Lease lease;
       try {
         lease = leases.acquire(resource, Duration.ofSeconds(2));
+        failingSince = 0;
       } catch (RuntimeException e) {
         log("NOLEASE " + resource + " " + oneLine(e));
+        if (e instanceof dev.fencing.core.LeaseBackendException) {
+          long now = System.nanoTime();
+          if (failingSince == 0) {
+            failingSince = now;
+          } else if (now - failingSince > 3_000_000_000L) {
+            // The client's pool sometimes stays broken after the server it knew went away:
+            // start a new client, as an operator restarting the service would.
+            log("RECONNECT " + oneLine(e));
+            redisLeases.close();
+            RedissonClient old = redisson;
+            new Thread(old::shutdown).start();
+            redisson = connect(config);
+            redisLeases = RedisLeaseManager.create(redisson, options);
+            leases =
+                mode.equals("off") ? redisLeases : new FencedLeaseManager(redisLeases, db.fence());
+            failingSince = 0;
+          }
+        }
         sleep(50 + random.nextInt(100));
         continue;
       }
       job(lease, pool, db);
+    }
+  }
+
+  private RedissonClient connect(Config config) {
+    while (true) {
+      try {
+        return Redisson.create(new Config(config));
+      } catch (RuntimeException e) {
+        log("NOREDIS " + oneLine(e));
+        sleep(200);
+      }
     }
   }
 
