@@ -1,6 +1,9 @@
 package dev.fencing.examples;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.jdbc.FenceOptions;
+import dev.fencing.jdbc.FencedDataSource;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.YearMonth;
@@ -41,16 +44,17 @@ public final class App {
                              PostgreSQL is started on a free port and stopped at exit)
         --redis-url URL      Redis URL, redis://host:port (default: $FENCING_REDIS_URL, else an
                              embedded Redis: redis-server from PATH, or the bundled one)
-        --schema NAME        schema for the billing tables (default: fencing_demo);
-                             demo drops and recreates it
+        --schema NAME        schema for the billing tables (default: fencing_demo); their
+                             fence is in NAME_fence; demo drops and recreates both
         --customers N        customers to create (default: 3000; run: only into an empty table)
         --dao jdbc|jooq      data access code the job uses (default: jdbc)
         --modes LIST         demo only: modes to replay, e.g. 1,2 (default: 1,2,3,4)
-        --ttl-ms N           demo, and run with --lock naive: lock TTL in ms (default: 2000)
+        --ttl-ms N           lock or lease TTL in ms (default: 2000)
         --pricing-us N       simulated time to price one invoice, in microseconds
                              (default: demo 1000, run 0)
         --period YYYY-MM     run only: billing period (default: this month)
-        --lock none|naive    run only: lock around the run (default: none)
+        --lock KIND          run only: none, naive (SET NX PX, DEL), lease (token +
+                             heartbeat) or fenced (lease + fenced writes) (default: none)
         -h, --help           this text
 
       environment:
@@ -159,7 +163,7 @@ public final class App {
 
   private static int run(Options o, PrintStream out) throws Exception {
     Consumer<String> log = timestamped(out);
-    boolean withRedis = o.lock.equals("naive");
+    boolean withRedis = !o.lock.equals("none");
     try (Servers servers =
             Servers.start(
                 o.jdbcUrl, o.redisUrl, withRedis, EmbeddedRedisServer.Source.PATH_OR_BUNDLED, log);
@@ -172,14 +176,26 @@ public final class App {
       }
       RedissonClient redisson = withRedis ? servers.newRedisson() : null;
       try {
+        Duration ttl = Duration.ofMillis(o.ttlMillis);
+        LeaseOptions leaseOptions = LeaseOptions.ofLeaseTime(ttl).withKeyPrefix("fencing-run:");
+        FencedDataSource fenced =
+            FencedDataSource.wrap(pool, FenceOptions.defaults().withSchema(schema.fenceSchema()));
         LockStrategy lock =
-            redisson == null
-                ? new NoLockStrategy()
-                : new NaiveRedisLockStrategy(
-                    redisson, "fencing-run:{billing}:lock", Duration.ofMillis(o.ttlMillis));
+            switch (o.lock) {
+              case "naive" ->
+                  new NaiveRedisLockStrategy(redisson, "fencing-run:{billing}:lock", ttl);
+              case "lease" ->
+                  LeaseLockStrategy.tokenAndHeartbeat(
+                      redisson, leaseOptions, LeaseLockStrategy.RESOURCE);
+              case "fenced" ->
+                  LeaseLockStrategy.fenced(
+                      redisson, leaseOptions, LeaseLockStrategy.RESOURCE, fenced);
+              default -> new NoLockStrategy();
+            };
         RunResult result =
-            new BillingJob(pool, dao(o), lock)
+            new BillingJob(fenced, dao(o), lock)
                 .calculator(InvoiceCalculator.withLatency(Math.max(0, o.pricingMicros)))
+                .staleWrites(new RejectedWrites(pool, o.schema, o.period))
                 .log(log)
                 .run("run-" + UUID.randomUUID().toString().substring(0, 8), o.period);
         BillingStats stats = BillingStats.query(pool, o.schema, o.period);
@@ -187,12 +203,13 @@ public final class App {
             String.format(
                 Locale.ROOT,
                 "database, period %s: %d active customers, %d charges, %d charged twice,"
-                    + " %d not charged",
+                    + " %d not charged, %d stale writes rejected",
                 o.period,
                 stats.activeCustomers(),
                 stats.charges(),
                 stats.customersChargedTwice(),
-                stats.activeNotCharged()));
+                stats.activeNotCharged(),
+                stats.staleWritesRejected()));
         return result.acquired() ? OK : FAILED;
       } finally {
         if (redisson != null) {
@@ -293,7 +310,7 @@ public final class App {
             }
             o.period = v;
           }
-          case "--lock" -> o.lock = oneOf(e.getKey(), v, "none", "naive");
+          case "--lock" -> o.lock = oneOf(e.getKey(), v, "none", "naive", "lease", "fenced");
           default -> throw new IllegalArgumentException("unknown option: " + e.getKey());
         }
         if (o.command.equals("run") && e.getKey().equals("--modes")) {

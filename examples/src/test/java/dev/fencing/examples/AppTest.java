@@ -126,6 +126,52 @@ class AppTest {
   }
 
   @Test
+  void runWithTheFencedLeaseBillsEveryActiveCustomerOnceWithTokenStampedRows() throws Exception {
+    TestServers.requirePostgres();
+    TestServers.requireRedis();
+    String schema = "app_fenced_run_test_" + TestServers.suffix();
+    try (var pool = Servers.pool(TestServers.JDBC, "app-test", 2)) {
+      try {
+        String[] args = {
+          "run",
+          "--jdbc-url",
+          TestServers.JDBC,
+          "--redis-url",
+          TestServers.REDIS,
+          "--schema",
+          schema,
+          "--customers",
+          "50",
+          "--period",
+          "2026-06",
+          "--lock",
+          "fenced"
+        };
+        assertThat(app(Map.of(), args)).as(err()).isEqualTo(App.OK);
+        assertThat(app(Map.of(), args)).as(err()).isEqualTo(App.OK);
+        BillingStats stats = BillingStats.query(pool, schema, "2026-06");
+        assertThat(stats.charges()).isEqualTo(45);
+        assertThat(stats.customersChargedTwice()).isZero();
+        assertThat(out()).contains("fenced lease acquired (token ", "45 charged");
+        try (var c = pool.getConnection();
+            var st = c.createStatement();
+            var rs =
+                st.executeQuery(
+                    "SELECT count(*) FILTER (WHERE fence_token = 0), count(DISTINCT fence_token)"
+                        + " FROM "
+                        + schema
+                        + ".charges")) {
+          rs.next();
+          assertThat(rs.getLong(1)).as("rows not stamped by the trigger").isZero();
+          assertThat(rs.getLong(2)).as("one run wrote them all").isEqualTo(1);
+        }
+      } finally {
+        new BillingSchema(pool, schema).drop();
+      }
+    }
+  }
+
+  @Test
   void demoAgainstTheTestServersPrintsTheTable() {
     TestServers.requirePostgres();
     TestServers.requireRedis();
@@ -141,13 +187,14 @@ class AppTest {
               "300",
               "--ttl-ms",
               "500",
-              "--modes",
-              "1,2,4");
+              "--dao",
+              "jooq");
       assertThat(status).as(err()).isEqualTo(App.OK);
       assertThat(out())
           .contains(IncidentReplay.header())
-          .containsPattern("(?m)^1 no lock +270 ")
+          .containsPattern("(?m)^1 no lock +270 +\\d+ +[1-9]\\d* +0 +0$")
           .containsPattern("(?m)^2 naive lock \\(SET NX PX, DEL\\) +270 +\\d+ +[1-9]\\d* +0 +[1-9]")
+          .containsPattern("(?m)^3 token \\+ heartbeat, no fencing +270 +\\d+ +[1-9]\\d* +0 +0$")
           .containsPattern("(?m)^4 fenced +270 +270 +0 +[1-9]\\d* +0$");
     } finally {
       try (var pool = Servers.pool(TestServers.JDBC, "app-test", 1)) {

@@ -2,8 +2,12 @@ package dev.fencing.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
@@ -47,6 +51,24 @@ class EmbeddedServersTest {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> Servers.checkPostgres(url))
         .as("postgres stopped")
         .isInstanceOf(ServerException.class);
+  }
+
+  @Test
+  void theDemoWithNoConfigurationRunsOnEmbeddedServersAndFencedChargesNobodyTwice() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int status =
+        App.execute(
+            new String[] {"demo", "--customers", "200", "--ttl-ms", "500", "--modes", "3,4"},
+            Map.of(),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    String printed = out.toString(StandardCharsets.UTF_8);
+    assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(App.OK);
+    assertThat(printed)
+        .contains("starting embedded PostgreSQL", "starting embedded Redis")
+        .containsPattern("(?m)^3 token \\+ heartbeat, no fencing +180 +\\d+ +[1-9]\\d* +0 +0$")
+        .containsPattern("(?m)^4 fenced +180 +180 +0 +[1-9]\\d* +0$");
   }
 
   @Test
