@@ -85,12 +85,12 @@ public final class Main {
     return String.join(
         "\n",
         "usage: java -jar benchmarks/target/benchmarks.jar [options]",
-        "  --quick                  1 s warm-up, 3 rounds of 1 s, 60 s heartbeat (about 4 minutes)",
+        "  --quick                  1 s warm-up, 7 rounds of 0.4 s, 60 s heartbeat (about 4 minutes)",
         "  --smoke                  a few seconds in all: checks that everything runs, numbers mean nothing",
         "  --only a,b               any of " + String.join(",", ALL),
-        "  --warmup-ms N            warm-up per variant (default 3000)",
-        "  --rounds N               measured rounds per variant (default 5)",
-        "  --round-ms N             length of one round (default 2000)",
+        "  --warmup-ms N            warm-up per variant (default 2000)",
+        "  --rounds N               measured rounds per variant (default 15)",
+        "  --round-ms N             length of one round (default 600)",
         "  --heartbeat-seconds N    how long the leases are held (default 300)",
         "  --heartbeat-leases N     how many leases (default 10000)",
         "  --lease-seconds N        lease time of the heartbeat leases (default 30; renew every third)",
@@ -105,9 +105,9 @@ public final class Main {
         System.getProperty(
             "fencing.test.jdbc", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
     String redis = System.getProperty("fencing.test.redis", "redis://127.0.0.1:6379");
-    long warmup = 3_000;
-    int rounds = 5;
-    long roundMs = 2_000;
+    long warmup = 2_000;
+    int rounds = 15;
+    long roundMs = 600;
     Set<String> only = new LinkedHashSet<>(ALL);
     int hbLeases = 10_000;
     long hbSeconds = 300;
@@ -123,8 +123,8 @@ public final class Main {
         }
         case "--quick" -> {
           warmup = 1_000;
-          rounds = 3;
-          roundMs = 1_000;
+          rounds = 7;
+          roundMs = 400;
           hbSeconds = 60;
           idleMs = 5_000;
         }

@@ -103,14 +103,14 @@ final class Report {
     out.append(timingNote).append("\n\n");
     if (!groups.isEmpty()) {
       out.append(
-          "| benchmark | thr | variant | ops/s (median) | min..max | vs baseline | p50 µs | p99 µs |\n");
-      out.append("|---|--:|---|--:|--:|--:|--:|--:|\n");
+          "| benchmark | thr | variant | ops/s (median) | min..max | vs baseline | p50 µs | p99 µs | p50 vs baseline |\n");
+      out.append("|---|--:|---|--:|--:|--:|--:|--:|--:|\n");
       for (Group g : groups) {
         Harness.GroupResult r = g.result();
         for (Harness.VariantResult v : r.variants()) {
           out.append(
               fmt(
-                  "| %s | %d | %s | %.0f | %.0f..%.0f | %s | %.0f | %.0f |\n",
+                  "| %s | %d | %s | %.0f | %.0f..%.0f | %s | %.0f | %.0f | %.3f |\n",
                   r.group(),
                   r.threads(),
                   v.name(),
@@ -121,7 +121,8 @@ final class Report {
                       ? "1 (baseline)"
                       : fmt("%.3f", r.ratio(v.name(), g.baseline())),
                   v.percentileMicros(0.50),
-                  v.percentileMicros(0.99)));
+                  v.percentileMicros(0.99),
+                  r.variant(g.baseline()).percentileMicros(0.50) / v.percentileMicros(0.50)));
         }
       }
       out.append('\n');
