@@ -43,7 +43,7 @@ final class ChaosRun {
 
   /** Fault kinds the nemesis injects. */
   enum Fault {
-    PAUSE_WORKER("SIGSTOP of a worker for 1.5-4 lease times"),
+    PAUSE_WORKER("SIGSTOP of a worker (mostly a lease holder) for 2-4.5 lease times"),
     KILL_WORKER("kill -9 of a worker (restarted)"),
     REDIS_RESTART_EMPTY("Redis primary killed and restarted empty"),
     REDIS_FAILOVER("replica lagging, primary killed, replica promoted (REPLICAOF NO ONE)"),
@@ -248,7 +248,7 @@ final class ChaosRun {
           return;
         }
         w.signal("STOP");
-        long pause = (long) (lease * (1.5 + random.nextDouble() * 2.5));
+        long pause = (long) (lease * (2 + random.nextDouble() * 2.5));
         timers.schedule(
             () -> {
               w.signal("CONT");

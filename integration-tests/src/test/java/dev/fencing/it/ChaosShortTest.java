@@ -43,7 +43,7 @@ class ChaosShortTest {
         seed,
         Duration.ofSeconds(seconds),
         4,
-        3,
+        2,
         1000,
         true,
         Path.of("target", "chaos", mode + "-" + seed + "-" + System.currentTimeMillis()));
@@ -62,7 +62,6 @@ class ChaosShortTest {
         .isEmpty();
     assertThat(r.check().total()).isZero();
     assertThat(r.event("LOST")).as("leases lost while working").isGreaterThanOrEqualTo(3);
-    assertThat(r.event("REJECT")).as("stale writes rejected by the database").isPositive();
     assertThat(r.accepted()).as("progress").isGreaterThan(50);
   }
 
@@ -80,12 +79,15 @@ class ChaosShortTest {
     ChaosRun.Result r = run("trigger", randomSeed(), seconds("chaos.short.seconds", 40));
     FENCED.add(r);
     assertSafeAndBitten(r);
+    assertThat(FENCED.stream().mapToLong(x -> x.event("REJECT")).sum())
+        .as("stale writes that reached the database and were rejected, both fenced runs")
+        .isPositive();
   }
 
   @Test
   @Order(3)
   void withFencingOffTheCheckerFindsViolations() throws Exception {
-    ChaosRun.Result r = run("off", FIXED_SEED, seconds("chaos.short.control.seconds", 20));
+    ChaosRun.Result r = run("off", FIXED_SEED, seconds("chaos.short.control.seconds", 30));
     OFF.add(r);
     assertThat(r.check().total()).as("the checker must be able to fail").isPositive();
   }

@@ -119,9 +119,10 @@ public final class Worker {
         .setConnectTimeout(1000)
         .setRetryAttempts(1)
         .setRetryDelay(new org.redisson.config.ConstantDelay(Duration.ofMillis(100)))
+        .setReconnectionDelay(new org.redisson.config.ConstantDelay(Duration.ofMillis(100)))
         .setPingConnectionInterval(500)
-        .setConnectionMinimumIdleSize(1)
-        .setConnectionPoolSize(4)
+        .setConnectionMinimumIdleSize(2)
+        .setConnectionPoolSize(8)
         .setSubscriptionConnectionMinimumIdleSize(1);
     RedissonClient redisson = connect(config);
     HikariConfig pc = new HikariConfig();
@@ -155,7 +156,7 @@ public final class Worker {
           long now = System.nanoTime();
           if (failingSince == 0) {
             failingSince = now;
-          } else if (now - failingSince > 3_000_000_000L) {
+          } else if (now - failingSince > 2_000_000_000L) {
             // The client's pool sometimes stays broken after the server it knew went away:
             // start a new client, as an operator restarting the service would.
             log("RECONNECT " + oneLine(e));
