@@ -186,7 +186,7 @@ class AppTest {
               "--customers",
               "300",
               "--ttl-ms",
-              "500",
+              "1000",
               "--dao",
               "jooq");
       assertThat(status).as(err()).isEqualTo(App.OK);

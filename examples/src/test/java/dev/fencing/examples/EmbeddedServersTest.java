@@ -59,7 +59,7 @@ class EmbeddedServersTest {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int status =
         App.execute(
-            new String[] {"demo", "--customers", "200", "--ttl-ms", "500", "--modes", "3,4"},
+            new String[] {"demo", "--customers", "200", "--ttl-ms", "1000", "--modes", "3,4"},
             Map.of(),
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8));
