@@ -19,6 +19,9 @@ import javax.sql.DataSource;
  */
 public final class BillingJob {
 
+  /** The end of the line logged when the lock is held by someone else. */
+  static final String NOT_ACQUIRED = "lock is held by another run: not running";
+
   private final DataSource pool;
   private final BillingDao dao;
   private final LockStrategy lock;
@@ -97,7 +100,7 @@ public final class BillingJob {
   public RunResult run(String runId, String period) throws Exception {
     Optional<LockStrategy.Hold> acquired = lock.tryAcquire(runId);
     if (acquired.isEmpty()) {
-      log.accept(String.format("[%s] lock is held by another run: not running", runId));
+      log.accept(String.format("[%s] %s", runId, NOT_ACQUIRED));
       return RunResult.notAcquired(runId);
     }
     LockStrategy.Hold hold = acquired.get();

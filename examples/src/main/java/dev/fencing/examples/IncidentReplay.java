@@ -275,9 +275,12 @@ public final class IncidentReplay {
     CountDownLatch resumeA = new CountDownLatch(1);
     CountDownLatch aDone = new CountDownLatch(1);
     long stallAt = activeCustomers() * 4 / 5;
+    java.util.concurrent.atomic.AtomicLong pausedBefore =
+        new java.util.concurrent.atomic.AtomicLong();
     StallPoint pauseWholeWorker =
         (runId, done, next) -> {
           if (done == stallAt) {
+            pausedBefore.set(next.id());
             strategy.stopHeartbeat(runId);
             aStalled.countDown();
             resumeA.await(maxStall.toMillis(), TimeUnit.MILLISECONDS);
@@ -289,9 +292,9 @@ public final class IncidentReplay {
           threads.submit(() -> job(strategy, pauseWholeWorker).run("run-A", settings.period()));
       awaitOrDone(aStalled, a);
       log.accept(
-          "run-A checked its lease (held), then its whole worker pauses before customer "
-              + (stallAt + 1)
-              + ", heartbeat included; its lease expires in Redis");
+          "run-A checked its lease: held. Before it writes customer "
+              + pausedBefore.get()
+              + ", its whole worker pauses, heartbeat included; the lease expires in Redis");
       InvoiceCalculator pricing = pricing();
       java.util.concurrent.atomic.AtomicBoolean first =
           new java.util.concurrent.atomic.AtomicBoolean(true);
@@ -301,7 +304,7 @@ public final class IncidentReplay {
               log.accept(
                   "run-B is pricing customer "
                       + customer.id()
-                      + " (its transaction is open): run-A resumes");
+                      + " (not invoiced yet; its transaction is open): run-A resumes");
               resumeA.countDown();
               try {
                 aDone.await(bMaxWait.toMillis(), TimeUnit.MILLISECONDS);
@@ -316,15 +319,13 @@ public final class IncidentReplay {
       int attempt = 0;
       while (System.nanoTime() < deadline && !a.isDone()) {
         attempt++;
-        BillingJob jobB =
-            job(strategy, StallPoint.NONE).calculator(bPricing).log(attempt == 1 ? log : l -> {});
+        // Every trigger that finds the lease held logs it; only the first says so.
+        Consumer<String> bLog = attempt == 1 ? log : line -> quietWhenNotAcquired(line, log);
+        BillingJob jobB = job(strategy, StallPoint.NONE).calculator(bPricing).log(bLog);
         Future<RunResult> tryB = threads.submit(() -> jobB.run("run-B", settings.period()));
         RunResult firstResult = waitAcquiredOrDone(tryB);
         if (firstResult == null || firstResult.acquired()) {
           b = tryB;
-          if (attempt > 1) {
-            log.accept("trigger " + (attempt + 1) + ": run-B acquired the lease");
-          }
           break;
         }
         Thread.sleep(Math.max(20, settings.ttl().toMillis() / 20));
@@ -353,6 +354,12 @@ public final class IncidentReplay {
       resumeA.countDown();
       aDone.countDown();
       shutdown(threads);
+    }
+  }
+
+  private static void quietWhenNotAcquired(String line, Consumer<String> log) {
+    if (!line.endsWith(BillingJob.NOT_ACQUIRED)) {
+      log.accept(line);
     }
   }
 
