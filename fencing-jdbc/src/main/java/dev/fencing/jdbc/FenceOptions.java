@@ -12,9 +12,16 @@ import java.util.regex.Pattern;
  * @param registrationLockTimeout {@code lock_timeout} of one registration attempt; a registration
  *     waits for in-flight writes of the previous holder, and retries after this
  * @param registrationTimeout give up registering after this long in total
+ * @param triggerMode whether fenced connections carry the registration as settings for the
+ *     enforcement trigger installed by the {@code migrations} module; needed when fenced tables
+ *     have the trigger, and costs one round trip per transaction (or two per connection in
+ *     auto-commit mode), never one per statement
  */
 public record FenceOptions(
-    String schema, Duration registrationLockTimeout, Duration registrationTimeout) {
+    String schema,
+    Duration registrationLockTimeout,
+    Duration registrationTimeout,
+    boolean triggerMode) {
 
   /** The default fence schema. */
   public static final String DEFAULT_SCHEMA = "fencing";
@@ -48,9 +55,22 @@ public record FenceOptions(
     }
   }
 
-  /** Returns the defaults: schema {@code fencing}, 1 s per attempt, 2 min in total. */
+  /**
+   * Returns the defaults: schema {@code fencing}, registration attempts of 1 s for 2 min in total,
+   * no trigger mode.
+   */
   public static FenceOptions defaults() {
-    return new FenceOptions(DEFAULT_SCHEMA, Duration.ofSeconds(1), Duration.ofMinutes(2));
+    return new FenceOptions(DEFAULT_SCHEMA, Duration.ofSeconds(1), Duration.ofMinutes(2), false);
+  }
+
+  /**
+   * Returns a copy with trigger mode switched on or off.
+   *
+   * @param triggerMode whether connections carry the registration for the enforcement trigger
+   * @return the new options
+   */
+  public FenceOptions withTriggerMode(boolean triggerMode) {
+    return new FenceOptions(schema, registrationLockTimeout, registrationTimeout, triggerMode);
   }
 
   /**
@@ -61,7 +81,7 @@ public record FenceOptions(
    * @throws IllegalArgumentException if {@code schema} is not a plain identifier
    */
   public FenceOptions withSchema(String schema) {
-    return new FenceOptions(schema, registrationLockTimeout, registrationTimeout);
+    return new FenceOptions(schema, registrationLockTimeout, registrationTimeout, triggerMode);
   }
 
   /**
@@ -72,7 +92,7 @@ public record FenceOptions(
    * @throws IllegalArgumentException if not positive
    */
   public FenceOptions withRegistrationTimeout(Duration registrationTimeout) {
-    return new FenceOptions(schema, registrationLockTimeout, registrationTimeout);
+    return new FenceOptions(schema, registrationLockTimeout, registrationTimeout, triggerMode);
   }
 
   /**
@@ -83,6 +103,6 @@ public record FenceOptions(
    * @throws IllegalArgumentException if not positive
    */
   public FenceOptions withRegistrationLockTimeout(Duration registrationLockTimeout) {
-    return new FenceOptions(schema, registrationLockTimeout, registrationTimeout);
+    return new FenceOptions(schema, registrationLockTimeout, registrationTimeout, triggerMode);
   }
 }

@@ -18,40 +18,39 @@ import javax.sql.DataSource;
 
 /**
  * Wraps any {@link DataSource} (HikariCP or other) so that connections taken inside a {@link
- * Fencing} scope carry the scope's registration to PostgreSQL, and existing DAOs are fenced without
- * changes.
+ * Fencing} scope are fenced by the scope's lease, and existing DAOs need no changes.
  *
- * <p>Inside a scope, a connection's session settings {@code fencing.resource}, {@code
- * fencing.token} and {@code fencing.lease_id} name the lease (read by guarded statements and by the
- * enforcement trigger), and {@code idle_in_transaction_session_timeout} is the lease time, so a
- * holder frozen inside an open transaction cannot block its successor for much longer than one
- * lease time. Settings are sent only when a pooled connection's last registration differs, in one
- * round trip at checkout; never per statement. Outside a scope, connections are handed out plain,
- * with any settings left by an earlier scope cleared.
+ * <p>Inside a scope, a connection knows its lease: {@link GuardedStatements} and {@link
+ * dev.fencing.jdbc.jooq.FencedDsl} write the lease's registration into the SQL they prepare, every
+ * statement fails fast once the lease is known lost, and the enforcement trigger's rejection is
+ * reported as {@link StaleTokenException}. The session's {@code
+ * idle_in_transaction_session_timeout} is set to the lease time (once per pooled connection, and it
+ * stays set on that connection afterwards), so a holder frozen inside an open transaction cannot
+ * block its successor for much longer than one lease time.
  *
- * <p>Connections must not be shared between threads or kept past the scope, and must not be reset
- * with {@code DISCARD ALL} or {@code RESET ALL} (that clears the settings; guarded statements then
- * fail and lenient triggers let writes through). Session-pooling proxies in transaction mode (such
- * as PgBouncer) are not supported.
+ * <p>With {@link FenceOptions#triggerMode()}, statements also carry the registration as the
+ * settings {@code fencing.resource}, {@code fencing.token} and {@code fencing.lease_id} that the
+ * enforcement trigger reads: one round trip per transaction (the settings are transaction-local),
+ * or, in auto-commit mode, one when the connection first executes a statement and one when it is
+ * closed (session-level settings, cleared before the connection returns to the pool). Never one per
+ * statement.
+ *
+ * <p>Outside a scope, connections are handed out unchanged. Connections must not be shared between
+ * threads or kept past the scope. Session-pooling proxies in transaction mode (such as PgBouncer)
+ * are not supported.
  */
 public final class FencedDataSource implements DataSource {
 
-  private static final String SYNC =
-      "SELECT set_config('fencing.resource', ?, false), set_config('fencing.token', ?, false),"
-          + " set_config('fencing.lease_id', ?, false),"
-          + " set_config('idle_in_transaction_session_timeout', ?, false)";
-  private static final String CLEAR =
-      "SELECT set_config('fencing.resource', '', false), set_config('fencing.token', '', false),"
-          + " set_config('fencing.lease_id', '', false),"
-          + " set_config('idle_in_transaction_session_timeout', (SELECT reset_val FROM pg_settings"
-          + " WHERE name = 'idle_in_transaction_session_timeout'), false)";
+  private static final String IDLE_TIMEOUT =
+      "SELECT set_config('idle_in_transaction_session_timeout', ?, false)";
 
   private final DataSource delegate;
   private final FenceOptions options;
   private final FenceSql sql;
   private final ResourceFence fence;
-  private final Map<Connection, String> settingsByConnection =
+  private final Map<Connection, Long> idleTimeoutByConnection =
       Collections.synchronizedMap(new WeakHashMap<>());
+  private volatile LeaseSql lastLease;
 
   private FencedDataSource(DataSource delegate, FenceOptions options) {
     this.delegate = delegate;
@@ -64,7 +63,7 @@ public final class FencedDataSource implements DataSource {
    * Wraps a data source.
    *
    * @param delegate the data source to wrap, typically a connection pool
-   * @param options where the fence lives
+   * @param options where the fence lives, and whether to carry settings for the trigger
    * @return the fenced data source
    * @throws NullPointerException if an argument is null
    */
@@ -98,10 +97,11 @@ public final class FencedDataSource implements DataSource {
   @Override
   public Connection getConnection() throws SQLException {
     Optional<Lease> lease = Fencing.currentLease();
-    if (lease.isPresent()) {
-      FencedProxies.requireHeld(lease.get());
+    if (lease.isEmpty()) {
+      return delegate.getConnection();
     }
-    return prepare(delegate.getConnection(), lease);
+    FencedProxies.requireHeld(lease.get());
+    return fenced(delegate.getConnection(), lease.get());
   }
 
   /**
@@ -113,38 +113,17 @@ public final class FencedDataSource implements DataSource {
   @Override
   public Connection getConnection(String username, String password) throws SQLException {
     Optional<Lease> lease = Fencing.currentLease();
-    if (lease.isPresent()) {
-      FencedProxies.requireHeld(lease.get());
+    if (lease.isEmpty()) {
+      return delegate.getConnection(username, password);
     }
-    return prepare(delegate.getConnection(username, password), lease);
+    FencedProxies.requireHeld(lease.get());
+    return fenced(delegate.getConnection(username, password), lease.get());
   }
 
-  private Connection prepare(Connection connection, Optional<Lease> lease) throws SQLException {
+  private Connection fenced(Connection connection, Lease lease) throws SQLException {
     try {
-      Connection physical = physical(connection);
-      String wanted = lease.map(FencedDataSource::settingsKey).orElse("");
-      String current = settingsByConnection.getOrDefault(physical, "");
-      if (!wanted.equals(current)) {
-        if (lease.isPresent()) {
-          Lease held = lease.get();
-          try (PreparedStatement sync = connection.prepareStatement(SYNC)) {
-            sync.setString(1, held.resource());
-            sync.setString(2, Long.toString(held.token().value()));
-            sync.setString(3, held.leaseId());
-            sync.setString(4, held.leaseTime().toMillis() + "ms");
-            sync.execute();
-          }
-        } else {
-          try (PreparedStatement clear = connection.prepareStatement(CLEAR)) {
-            clear.execute();
-          }
-        }
-        if (!connection.getAutoCommit()) {
-          connection.commit();
-        }
-        settingsByConnection.put(physical, wanted);
-      }
-      return lease.isPresent() ? FencedProxies.wrap(connection, lease.get(), sql) : connection;
+      boundIdleTransactions(connection, lease.leaseTime().toMillis());
+      return FencedProxies.wrap(connection, lease, sql, boundSql(lease), options.triggerMode());
     } catch (SQLException | RuntimeException e) {
       try {
         connection.close();
@@ -153,6 +132,32 @@ public final class FencedDataSource implements DataSource {
       }
       throw e;
     }
+  }
+
+  private FenceSql.Bound boundSql(Lease lease) {
+    LeaseSql last = lastLease;
+    if (last != null && last.lease() == lease) {
+      return last.sql();
+    }
+    FenceSql.Bound bound = sql.bind(lease);
+    lastLease = new LeaseSql(lease, bound);
+    return bound;
+  }
+
+  private void boundIdleTransactions(Connection connection, long leaseMillis) throws SQLException {
+    Connection physical = physical(connection);
+    Long current = idleTimeoutByConnection.get(physical);
+    if (current != null && current == leaseMillis) {
+      return;
+    }
+    try (PreparedStatement timeout = connection.prepareStatement(IDLE_TIMEOUT)) {
+      timeout.setString(1, leaseMillis + "ms");
+      timeout.execute();
+    }
+    if (!connection.getAutoCommit()) {
+      connection.commit();
+    }
+    idleTimeoutByConnection.put(physical, leaseMillis);
   }
 
   private static Connection physical(Connection connection) {
@@ -165,15 +170,7 @@ public final class FencedDataSource implements DataSource {
     }
   }
 
-  private static String settingsKey(Lease lease) {
-    return lease.resource()
-        + '/'
-        + lease.token().value()
-        + '/'
-        + lease.leaseId()
-        + '/'
-        + lease.leaseTime().toMillis();
-  }
+  private record LeaseSql(Lease lease, FenceSql.Bound sql) {}
 
   @Override
   public PrintWriter getLogWriter() throws SQLException {

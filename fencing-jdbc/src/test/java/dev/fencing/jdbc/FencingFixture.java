@@ -32,7 +32,8 @@ import org.redisson.client.codec.StringCodec;
  * the end), its own Redis key prefix, a HikariCP pool wrapped in a {@link FencedDataSource}.
  *
  * <p>Tables: {@code accounts(id, owner, balance)} and {@code charges(id, customer_id, amount)} are
- * fenced (column only); {@code audited} also has the enforcement trigger in strict mode.
+ * fenced (column only); {@code audited} also has the enforcement trigger in strict mode. {@code db}
+ * fences guarded statements; {@code triggerDb} also carries the settings the trigger reads.
  */
 final class FencingFixture implements AutoCloseable {
 
@@ -45,6 +46,7 @@ final class FencingFixture implements AutoCloseable {
   final String prefix;
   final HikariDataSource pool;
   final FencedDataSource db;
+  final FencedDataSource triggerDb;
   final RedissonClient redisson;
   private final List<RedisLeaseManager> managers = new ArrayList<>();
 
@@ -77,6 +79,9 @@ final class FencingFixture implements AutoCloseable {
             .enforce(schema + ".audited", EnforcementMode.STRICT)
             .build());
     db = FencedDataSource.wrap(pool, FenceOptions.defaults().withSchema(fenceSchema));
+    triggerDb =
+        FencedDataSource.wrap(
+            pool, FenceOptions.defaults().withSchema(fenceSchema).withTriggerMode(true));
     redisson = RedisServers.connectShared();
   }
 

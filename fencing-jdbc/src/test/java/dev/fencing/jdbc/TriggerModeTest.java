@@ -89,7 +89,7 @@ class TriggerModeTest {
 
   @Test
   void shouldLetTheCurrentHoldersPlainWritesThroughAndStampThem() throws Exception {
-    AuditDao dao = new AuditDao(fx.db, fx.table("audited"));
+    AuditDao dao = new AuditDao(fx.triggerDb, fx.table("audited"));
     Fencing.run(current, () -> dao.record(1, "current"));
     assertThat(note(1)).isEqualTo("current");
     assertThat(fx.queryLong("SELECT fence_token FROM " + fx.table("audited") + " WHERE id = 1"))
@@ -98,7 +98,7 @@ class TriggerModeTest {
 
   @Test
   void shouldRejectTheStaleHoldersPlainWritesWithTheTypedException() throws Exception {
-    AuditDao dao = new AuditDao(fx.db, fx.table("audited"));
+    AuditDao dao = new AuditDao(fx.triggerDb, fx.table("audited"));
     Fencing.run(current, () -> dao.record(2, "current"));
 
     assertThatThrownBy(() -> Fencing.run(stale, () -> dao.record(2, "stale")))
@@ -117,7 +117,7 @@ class TriggerModeTest {
 
   @Test
   void withoutTheTriggerTheStalePlainWriteLands() throws Exception {
-    AuditDao dao = new AuditDao(fx.db, fx.table("audited"));
+    AuditDao dao = new AuditDao(fx.triggerDb, fx.table("audited"));
     Fencing.run(current, () -> dao.record(4, "current"));
     fx.exec("ALTER TABLE " + fx.table("audited") + " DISABLE TRIGGER fencing_enforce");
     try {
@@ -130,7 +130,7 @@ class TriggerModeTest {
 
   @Test
   void strictModeShouldRejectAWriteOutsideAnyScope() {
-    AuditDao dao = new AuditDao(fx.db, fx.table("audited"));
+    AuditDao dao = new AuditDao(fx.triggerDb, fx.table("audited"));
     assertThatThrownBy(() -> dao.record(5, "unfenced"))
         .isInstanceOf(SQLException.class)
         .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("ZF003"));
@@ -138,39 +138,82 @@ class TriggerModeTest {
   }
 
   @Test
-  void shouldClearASessionsSettingsWhenItsConnectionIsUsedOutsideAScope() throws Exception {
-    AuditDao dao = new AuditDao(fx.db, fx.table("audited"));
-    for (int i = 0; i < 10; i++) {
-      Fencing.run(current, () -> dao.record(6, "current"));
+  void aRawPoolConnectionAfterAScopeDoesNotWriteAsTheLease() throws Exception {
+    AuditDao fenced = new AuditDao(fx.triggerDb, fx.table("audited"));
+    AuditDao raw = new AuditDao(fx.pool, fx.table("audited"));
+    for (int i = 0; i < 3 * fx.pool.getMaximumPoolSize(); i++) {
+      Fencing.run(current, () -> fenced.record(6, "current"));
+      Fencing.run(
+          current,
+          () -> {
+            try (Connection c = fx.triggerDb.getConnection()) {
+              c.setAutoCommit(false);
+              try (PreparedStatement insert =
+                  c.prepareStatement(
+                      "INSERT INTO "
+                          + fx.table("audited")
+                          + " VALUES (60, 'x') ON CONFLICT (id) DO NOTHING")) {
+                insert.executeUpdate();
+              }
+              c.commit();
+              c.setAutoCommit(true);
+            }
+          });
     }
-    // every pooled connection that carried the lease is now handed out plain
-    for (int i = 0; i < 10; i++) {
-      assertThatThrownBy(() -> dao.record(7, "unfenced"))
+    // every pooled connection that carried the lease is back in the pool; none carries it now
+    for (int i = 0; i < 3 * fx.pool.getMaximumPoolSize(); i++) {
+      assertThatThrownBy(() -> raw.record(7, "unfenced"))
           .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("ZF003"));
     }
+    assertThat(note(7)).isNull();
   }
 
   @Test
-  void shouldSendTheSettingsOnceAndNotPerStatement() throws Exception {
+  void shouldCarryTheSettingsOncePerTransactionOrConnectionAndNotPerStatement() throws Exception {
     AtomicInteger executions = new AtomicInteger();
     FencedDataSource counted =
         FencedDataSource.wrap(
             countingExecutions(fx.pool, executions),
-            FenceOptions.defaults().withSchema(fx.fenceSchema));
-    AuditDao dao = new AuditDao(counted, fx.table("audited"));
-    Fencing.run(current, () -> dao.record(8, "warm-up"));
-    int before = executions.get();
-    for (int i = 0; i < 200; i++) {
-      long id = 100 + i;
-      Fencing.run(current, () -> dao.record(id, "write"));
-    }
-    int perWrite200 = executions.get() - before;
+            FenceOptions.defaults().withSchema(fx.fenceSchema).withTriggerMode(true));
+    AuditDao warmUp = new AuditDao(counted, fx.table("audited"));
+    Fencing.run(current, () -> warmUp.record(8, "warm-up"));
+
+    int inTransaction = statementsFor(counted, executions, false);
+    int inAutoCommit = statementsFor(counted, executions, true);
     System.out.printf(
-        "[trigger mode] statements sent for 200 DAO writes in a scope: %d (pool of %d)%n",
-        perWrite200, fx.pool.getMaximumPoolSize());
-    assertThat(perWrite200)
-        .as("one statement per write, plus at most one settings sync per pooled connection")
-        .isLessThanOrEqualTo(200 + fx.pool.getMaximumPoolSize());
+        "[trigger mode] statements sent for 50 writes on one connection: %d in a transaction,"
+            + " %d in auto-commit mode%n",
+        inTransaction, inAutoCommit);
+    assertThat(inTransaction).as("50 writes + 1 settings").isEqualTo(51);
+    assertThat(inAutoCommit).as("50 writes + settings + clearing").isEqualTo(52);
+  }
+
+  private int statementsFor(DataSource dataSource, AtomicInteger executions, boolean autoCommit)
+      throws Exception {
+    int before = executions.get();
+    Fencing.run(
+        current,
+        () -> {
+          try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(autoCommit);
+            for (int i = 0; i < 50; i++) {
+              try (PreparedStatement insert =
+                  c.prepareStatement(
+                      "INSERT INTO "
+                          + fx.table("audited")
+                          + " (id, note) VALUES (?, 'n') ON CONFLICT (id) DO UPDATE SET note ="
+                          + " EXCLUDED.note")) {
+                insert.setLong(1, 1000 + i);
+                insert.executeUpdate();
+              }
+            }
+            if (!autoCommit) {
+              c.commit();
+            }
+            c.setAutoCommit(true);
+          }
+        });
+    return executions.get() - before;
   }
 
   /** Counts every statement execution on connections of {@code dataSource}. */

@@ -1,56 +1,26 @@
 package dev.fencing.jdbc.internal;
 
+import dev.fencing.core.Lease;
+import dev.fencing.core.internal.ResourceNames;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * The SQL of the two guards. The writer's registration reaches the statements through the session
- * settings {@code fencing.resource}, {@code fencing.token} and {@code fencing.lease_id}, which
- * {@code FencedDataSource} keeps in step with the scope's lease, so guarded statements bind no
- * extra parameters and the caller's parameter indexes stay as written.
+ * The SQL of the fence and of the two guards. Guarded statements carry the writer's registration as
+ * literals (see {@link #bind(Lease)}), so they need no session state and no extra parameters: the
+ * caller's parameter indexes stay as written.
  */
 public final class FenceSql {
 
-  /** The writer's token, as an SQL expression. */
-  public static final String TOKEN = "current_setting('fencing.token')::bigint";
-
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
+  private static final Pattern LEASE_ID = Pattern.compile("[A-Za-z0-9_-]{1,128}");
 
   private final String fenceTable;
-  private final String fenceHeld;
 
   /** Creates the SQL for a fence in {@code schema} (validated by the caller). */
   public FenceSql(String schema) {
-    this.fenceTable = quote(schema) + ".fence";
-    this.fenceHeld =
-        "(coalesce(current_setting('fencing.guard_verified', true) = "
-            + "(current_setting('fencing.resource') || '/' || current_setting('fencing.token')"
-            + " || '/' || current_setting('fencing.lease_id')), false)"
-            + " OR EXISTS (SELECT 1 FROM "
-            + fenceTable
-            + " f WHERE f.resource = current_setting('fencing.resource')"
-            + " AND f.token = "
-            + TOKEN
-            + " AND f.lease_id = current_setting('fencing.lease_id') FOR SHARE OF f))";
-  }
-
-  /**
-   * The resource fence as a predicate: true only while the fence names the writer's registration,
-   * locking the fence row {@code FOR SHARE} until commit. Evaluated once per statement.
-   */
-  public String fenceHeld() {
-    return fenceHeld;
-  }
-
-  /** Locks the fence row for the rest of the transaction if it names the writer; one row if so. */
-  public String verifyForTransaction() {
-    return "SELECT set_config('fencing.guard_verified', f.resource || '/' || f.token || '/' ||"
-        + " f.lease_id, true) FROM "
-        + fenceTable
-        + " f WHERE f.resource = current_setting('fencing.resource') AND f.token = "
-        + TOKEN
-        + " AND f.lease_id = current_setting('fencing.lease_id') FOR SHARE OF f";
+    this.fenceTable = quote(requireIdentifier("schema", schema)) + ".fence";
   }
 
   /** Reads the registration of a resource: one parameter, the resource. */
@@ -67,88 +37,147 @@ public final class FenceSql {
         + " WHERE f.token < EXCLUDED.token RETURNING f.token";
   }
 
-  /** A guarded UPDATE. */
-  public String update(String table, String assignments, String condition) {
-    requireFragment("assignments", assignments);
-    requireFragment("condition", condition);
-    return "UPDATE "
-        + quoteTable(table)
-        + " SET "
-        + assignments
-        + ", fence_token = "
-        + TOKEN
-        + " WHERE ("
-        + condition
-        + ") AND fence_token <= "
-        + TOKEN
-        + " AND "
-        + fenceHeld;
-  }
-
-  /** A guarded DELETE. */
-  public String delete(String table, String condition) {
-    requireFragment("condition", condition);
-    return "DELETE FROM "
-        + quoteTable(table)
-        + " WHERE ("
-        + condition
-        + ") AND fence_token <= "
-        + TOKEN
-        + " AND "
-        + fenceHeld;
-  }
-
-  /** A guarded INSERT of one row, one parameter per column. */
-  public String insert(String table, List<String> columns) {
-    return insertPrefix(table, columns);
-  }
-
   /**
-   * A guarded upsert: inserts, or on conflict updates the other columns only if the stored row was
-   * not written by a newer holder.
+   * Returns the guarded SQL of one lease.
+   *
+   * @throws IllegalArgumentException if the lease's resource or id could not be a literal safely
    */
-  public String upsert(String table, List<String> columns, List<String> conflictColumns) {
-    if (conflictColumns.isEmpty()) {
-      throw new IllegalArgumentException("an upsert needs at least one conflict column");
-    }
-    for (String column : conflictColumns) {
-      if (!columns.contains(column)) {
-        throw new IllegalArgumentException(
-            "conflict column \"" + column + "\" is not among the inserted columns " + columns);
-      }
-    }
-    String updates =
-        columns.stream()
-            .filter(column -> !conflictColumns.contains(column))
-            .map(column -> quote(column) + " = EXCLUDED." + quote(column))
-            .collect(Collectors.joining(", "));
-    return insertPrefix(table, columns)
-        + " ON CONFLICT ("
-        + conflictColumns.stream().map(FenceSql::quote).collect(Collectors.joining(", "))
-        + ") DO UPDATE SET "
-        + (updates.isEmpty() ? "" : updates + ", ")
-        + "fence_token = EXCLUDED.fence_token WHERE fenced_target.fence_token <="
-        + " EXCLUDED.fence_token";
+  public Bound bind(Lease lease) {
+    return new Bound(lease);
   }
 
-  private String insertPrefix(String table, List<String> columns) {
-    if (columns.isEmpty()) {
-      throw new IllegalArgumentException("an insert needs at least one column");
+  /** Guarded statements for one registration, which is written into them as literals. */
+  public final class Bound {
+    private final long token;
+    private final String fenceHeld;
+    private final String verifyForTransaction;
+
+    private Bound(Lease lease) {
+      String resource = ResourceNames.validate(lease.resource());
+      String leaseId = lease.leaseId();
+      if (leaseId == null || !LEASE_ID.matcher(leaseId).matches()) {
+        throw new IllegalArgumentException(
+            "lease id must be 1 to 128 characters from A-Z a-z 0-9 _ -, got \"" + leaseId + "\"");
+      }
+      this.token = lease.token().value();
+      String key = "'" + resource + "/" + token + "/" + leaseId + "'";
+      String registration =
+          " FROM "
+              + fenceTable
+              + " f WHERE f.resource = '"
+              + resource
+              + "' AND f.token = "
+              + token
+              + " AND f.lease_id = '"
+              + leaseId
+              + "' FOR SHARE OF f";
+      this.fenceHeld =
+          "(coalesce(current_setting('fencing.guard_verified', true) = "
+              + key
+              + ", false) OR EXISTS (SELECT 1"
+              + registration
+              + "))";
+      this.verifyForTransaction =
+          "SELECT set_config('fencing.guard_verified', " + key + ", true)" + registration;
     }
-    columns.forEach(column -> requireIdentifier("column", column));
-    if (columns.contains("fence_token")) {
-      throw new IllegalArgumentException("fence_token is set by the guard; do not insert it");
+
+    /**
+     * The resource fence as a predicate: true only while the fence names this registration, locking
+     * the fence row {@code FOR SHARE} until commit; evaluated once per statement, and skipped after
+     * {@link #verifyForTransaction()} in the same transaction.
+     */
+    public String fenceHeld() {
+      return fenceHeld;
     }
-    return "INSERT INTO "
-        + quoteTable(table)
-        + " AS fenced_target ("
-        + columns.stream().map(FenceSql::quote).collect(Collectors.joining(", "))
-        + ", fence_token) SELECT "
-        + columns.stream().map(column -> "?").collect(Collectors.joining(", "))
-        + ", "
-        + TOKEN
-        + " WHERE "
-        + fenceHeld;
+
+    /** Locks the fence row for the rest of the transaction if it names this registration. */
+    public String verifyForTransaction() {
+      return verifyForTransaction;
+    }
+
+    /** A guarded UPDATE. */
+    public String update(String table, String assignments, String condition) {
+      requireFragment("assignments", assignments);
+      requireFragment("condition", condition);
+      return "UPDATE "
+          + quoteTable(table)
+          + " SET "
+          + assignments
+          + ", fence_token = "
+          + token
+          + " WHERE ("
+          + condition
+          + ") AND fence_token <= "
+          + token
+          + " AND "
+          + fenceHeld;
+    }
+
+    /** A guarded DELETE. */
+    public String delete(String table, String condition) {
+      requireFragment("condition", condition);
+      return "DELETE FROM "
+          + quoteTable(table)
+          + " WHERE ("
+          + condition
+          + ") AND fence_token <= "
+          + token
+          + " AND "
+          + fenceHeld;
+    }
+
+    /** A guarded INSERT of one row, one parameter per column. */
+    public String insert(String table, List<String> columns) {
+      return insertPrefix(table, columns);
+    }
+
+    /**
+     * A guarded upsert: inserts, or on conflict updates the other columns only if the stored row
+     * was not written by a newer holder.
+     */
+    public String upsert(String table, List<String> columns, List<String> conflictColumns) {
+      if (conflictColumns.isEmpty()) {
+        throw new IllegalArgumentException("an upsert needs at least one conflict column");
+      }
+      for (String column : conflictColumns) {
+        if (!columns.contains(column)) {
+          throw new IllegalArgumentException(
+              "conflict column \"" + column + "\" is not among the inserted columns " + columns);
+        }
+      }
+      String updates =
+          columns.stream()
+              .filter(column -> !conflictColumns.contains(column))
+              .map(column -> quote(column) + " = EXCLUDED." + quote(column))
+              .collect(Collectors.joining(", "));
+      return insertPrefix(table, columns)
+          + " ON CONFLICT ("
+          + conflictColumns.stream().map(FenceSql::quote).collect(Collectors.joining(", "))
+          + ") DO UPDATE SET "
+          + (updates.isEmpty() ? "" : updates + ", ")
+          + "fence_token = EXCLUDED.fence_token WHERE fenced_target.fence_token <="
+          + " EXCLUDED.fence_token";
+    }
+
+    private String insertPrefix(String table, List<String> columns) {
+      if (columns.isEmpty()) {
+        throw new IllegalArgumentException("an insert needs at least one column");
+      }
+      columns.forEach(column -> requireIdentifier("column", column));
+      if (columns.contains("fence_token")) {
+        throw new IllegalArgumentException("fence_token is set by the guard; do not insert it");
+      }
+      return "INSERT INTO "
+          + quoteTable(table)
+          + " AS fenced_target ("
+          + columns.stream().map(FenceSql::quote).collect(Collectors.joining(", "))
+          + ", fence_token) SELECT "
+          + columns.stream().map(column -> "?").collect(Collectors.joining(", "))
+          + ", "
+          + token
+          + " WHERE "
+          + fenceHeld;
+    }
   }
 
   /**

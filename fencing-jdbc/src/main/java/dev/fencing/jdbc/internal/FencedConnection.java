@@ -10,8 +10,8 @@ public interface FencedConnection extends Connection {
   /** Returns the lease the connection's settings name. */
   Lease fencingLease();
 
-  /** Returns the SQL of the fence this connection is guarded by. */
-  FenceSql fenceSql();
+  /** Returns the guarded SQL of this connection's lease. */
+  FenceSql.Bound fenceSql();
 
   /**
    * Makes sure the fence row is locked for the rest of the current transaction and names this

@@ -27,9 +27,24 @@ public final class FencedProxies {
 
   private FencedProxies() {}
 
-  /** Wraps a connection whose session settings already name {@code lease}. */
-  public static FencedConnection wrap(Connection delegate, Lease lease, FenceSql sql) {
-    ConnectionHandler handler = new ConnectionHandler(delegate, lease, sql);
+  /**
+   * Wraps a connection of a fencing scope.
+   *
+   * @param delegate the pooled connection
+   * @param lease the scope's lease
+   * @param fence the fence's SQL
+   * @param bound the guarded SQL of {@code lease}
+   * @param carrySettings whether statements must carry the registration as settings for the
+   *     enforcement trigger: transaction-local inside transactions, session-level in auto-commit
+   *     mode (then cleared when the connection is closed)
+   */
+  public static FencedConnection wrap(
+      Connection delegate,
+      Lease lease,
+      FenceSql fence,
+      FenceSql.Bound bound,
+      boolean carrySettings) {
+    ConnectionHandler handler = new ConnectionHandler(delegate, lease, fence, bound, carrySettings);
     FencedConnection proxy =
         (FencedConnection)
             Proxy.newProxyInstance(
@@ -116,17 +131,75 @@ public final class FencedProxies {
     }
   }
 
+  private static final String SETTINGS =
+      "SELECT set_config('fencing.resource', ?, ?), set_config('fencing.token', ?, ?),"
+          + " set_config('fencing.lease_id', ?, ?)";
+  private static final String CLEAR_SETTINGS =
+      "SELECT set_config('fencing.resource', '', false), set_config('fencing.token', '', false),"
+          + " set_config('fencing.lease_id', '', false)";
+
   private static final class ConnectionHandler implements InvocationHandler {
     private final Connection delegate;
     private final Lease lease;
-    private final FenceSql sql;
+    private final FenceSql fence;
+    private final FenceSql.Bound sql;
+    private final boolean carrySettings;
     private FencedConnection proxy;
     private boolean verifiedInTransaction;
+    private boolean settingsInTransaction;
+    private boolean settingsInSession;
 
-    ConnectionHandler(Connection delegate, Lease lease, FenceSql sql) {
+    ConnectionHandler(
+        Connection delegate,
+        Lease lease,
+        FenceSql fence,
+        FenceSql.Bound sql,
+        boolean carrySettings) {
       this.delegate = delegate;
       this.lease = lease;
+      this.fence = fence;
       this.sql = sql;
+      this.carrySettings = carrySettings;
+    }
+
+    /** Makes the registration visible to the enforcement trigger before a statement runs. */
+    void carrySettings() throws SQLException {
+      if (!carrySettings || settingsInSession || settingsInTransaction) {
+        return;
+      }
+      boolean local = !delegate.getAutoCommit();
+      try (PreparedStatement settings = delegate.prepareStatement(SETTINGS)) {
+        settings.setString(1, lease.resource());
+        settings.setBoolean(2, local);
+        settings.setString(3, Long.toString(lease.token().value()));
+        settings.setBoolean(4, local);
+        settings.setString(5, lease.leaseId());
+        settings.setBoolean(6, local);
+        settings.execute();
+      }
+      if (local) {
+        settingsInTransaction = true;
+      } else {
+        settingsInSession = true;
+      }
+    }
+
+    private void close() throws SQLException {
+      if (settingsInSession) {
+        settingsInSession = false;
+        try (Statement clear = delegate.createStatement()) {
+          clear.execute(CLEAR_SETTINGS);
+        } catch (SQLException e) {
+          // The settings must not outlive the scope: a connection that cannot be cleared is
+          // closed for good, so the pool discards it instead of lending it out as this lease.
+          try {
+            delegate.unwrap(Connection.class).close();
+          } catch (SQLException closing) {
+            e.addSuppressed(closing);
+          }
+        }
+      }
+      delegate.close();
     }
 
     @Override
@@ -161,11 +234,16 @@ public final class FencedProxies {
         case "prepareCall":
           requireHeld(lease);
           return wrapStatement((Statement) invokeDelegate(delegate, method, args), method);
+        case "close":
+          verifiedInTransaction = false;
+          settingsInTransaction = false;
+          close();
+          return null;
         case "commit":
         case "rollback":
         case "setAutoCommit":
-        case "close":
           verifiedInTransaction = false;
+          settingsInTransaction = false;
           return invokeDelegate(delegate, method, args);
         default:
           return invokeDelegate(delegate, method, args);
@@ -209,7 +287,7 @@ public final class FencedProxies {
     }
 
     private void classifyNoRows() throws SQLException {
-      try (PreparedStatement read = delegate.prepareStatement(sql.readFence())) {
+      try (PreparedStatement read = delegate.prepareStatement(fence.readFence())) {
         read.setString(1, lease.resource());
         try (ResultSet row = read.executeQuery()) {
           long current = 0;
@@ -272,6 +350,7 @@ public final class FencedProxies {
         return invokeDelegate(delegate, method, args);
       }
       requireHeld(connection.lease);
+      connection.carrySettings();
       boolean batch = name.equals("executeBatch") || name.equals("executeLargeBatch");
       if (guarded && batch) {
         connection.verifyForTransaction();

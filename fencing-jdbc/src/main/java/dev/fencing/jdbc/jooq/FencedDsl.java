@@ -5,7 +5,6 @@ import dev.fencing.jdbc.FenceOptions;
 import dev.fencing.jdbc.FencedDataSource;
 import dev.fencing.jdbc.Fencing;
 import dev.fencing.jdbc.StaleTokenException;
-import dev.fencing.jdbc.internal.FenceSql;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,7 +42,6 @@ public final class FencedDsl {
   /** The name of the fence column the {@code migrations} module adds to fenced tables. */
   public static final String FENCE_COLUMN = "fence_token";
 
-  private final FenceSql sql;
   private final Table<?> fenceTable;
   private final Field<String> fenceResource;
   private final Field<Long> fenceToken;
@@ -57,16 +55,23 @@ public final class FencedDsl {
    */
   public FencedDsl(FenceOptions options) {
     Objects.requireNonNull(options, "options");
-    this.sql = new FenceSql(options.schema());
     this.fenceTable = DSL.table(DSL.name(options.schema(), "fence"));
     this.fenceResource = DSL.field(DSL.name("resource"), SQLDataType.VARCHAR);
     this.fenceToken = DSL.field(DSL.name("token"), SQLDataType.BIGINT);
     this.fenceLease = DSL.field(DSL.name("lease_id"), SQLDataType.VARCHAR);
   }
 
-  /** The writer's token, as a field. */
+  /**
+   * The current scope's token, as a bind value.
+   *
+   * @throws IllegalStateException outside a {@link Fencing} scope
+   */
   public Field<Long> token() {
-    return DSL.field(FenceSql.TOKEN, SQLDataType.BIGINT);
+    return token(requireScope());
+  }
+
+  private static Field<Long> token(Lease lease) {
+    return DSL.val(lease.token().value(), SQLDataType.BIGINT);
   }
 
   /** The fence column of {@code table}. */
@@ -76,11 +81,14 @@ public final class FencedDsl {
 
   /**
    * Both guards on {@code table} as one condition, for queries you build yourself: the row guard
-   * ({@code fence_token <= token}) and the resource fence. Also set {@code fence_token} to {@link
-   * #token()} in your update.
+   * ({@code fence_token <= token}) and the resource fence of the current scope. Also set {@code
+   * fence_token} to {@link #token()} in your update.
+   *
+   * @throws IllegalStateException outside a {@link Fencing} scope
    */
   public Condition guard(Table<?> table) {
-    return fenceColumn(table).le(token()).and(fenceHeld());
+    Lease lease = requireScope();
+    return fenceColumn(table).le(token(lease)).and(fenceHeld(lease));
   }
 
   /**
@@ -102,10 +110,10 @@ public final class FencedDsl {
     int rows =
         ctx.update(table)
             .set(values)
-            .set(fence, token())
+            .set(fence, token(lease))
             .where(condition)
-            .and(fence.le(token()))
-            .and(fenceHeld())
+            .and(fence.le(token(lease)))
+            .and(fenceHeld(lease))
             .execute();
     return classified(ctx, lease, rows);
   }
@@ -125,8 +133,8 @@ public final class FencedDsl {
     int rows =
         ctx.deleteFrom(table)
             .where(condition)
-            .and(fenceColumn(table).le(token()))
-            .and(fenceHeld())
+            .and(fenceColumn(table).le(token(lease)))
+            .and(fenceHeld(lease))
             .execute();
     return classified(ctx, lease, rows);
   }
@@ -145,7 +153,7 @@ public final class FencedDsl {
     Lease lease = requireScope();
     List<Field<?>> columns = new ArrayList<>(values.keySet());
     columns.add(fenceColumn(table));
-    int rows = ctx.insertInto(table).columns(columns).select(selectRow(values)).execute();
+    int rows = ctx.insertInto(table).columns(columns).select(selectRow(lease, values)).execute();
     return classified(ctx, lease, rows);
   }
 
@@ -183,7 +191,7 @@ public final class FencedDsl {
     var update =
         ctx.insertInto(table)
             .columns(columns)
-            .select(selectRow(values))
+            .select(selectRow(lease, values))
             .onConflict(keys)
             .doUpdate()
             .set(updates);
@@ -191,11 +199,11 @@ public final class FencedDsl {
     return classified(ctx, lease, rows);
   }
 
-  private org.jooq.Select<?> selectRow(Map<? extends Field<?>, ?> values) {
+  private org.jooq.Select<?> selectRow(Lease lease, Map<? extends Field<?>, ?> values) {
     List<SelectFieldOrAsterisk> row = new ArrayList<>();
     values.forEach((field, value) -> row.add(value(field, value)));
-    row.add(token());
-    return DSL.select(row).where(fenceHeld());
+    row.add(token(lease));
+    return DSL.select(row).where(fenceHeld(lease));
   }
 
   @SuppressWarnings("unchecked")
@@ -203,8 +211,14 @@ public final class FencedDsl {
     return value instanceof Field<?> f ? (Field<T>) f : DSL.val((T) value, field);
   }
 
-  private Condition fenceHeld() {
-    return DSL.condition(sql.fenceHeld());
+  private Condition fenceHeld(Lease lease) {
+    return DSL.exists(
+        DSL.selectOne()
+            .from(fenceTable)
+            .where(fenceResource.eq(lease.resource()))
+            .and(fenceToken.eq(lease.token().value()))
+            .and(fenceLease.eq(lease.leaseId()))
+            .forShare());
   }
 
   private static Lease requireScope() {
