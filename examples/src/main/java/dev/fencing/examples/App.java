@@ -179,7 +179,9 @@ public final class App {
         Duration ttl = Duration.ofMillis(o.ttlMillis);
         LeaseOptions leaseOptions = LeaseOptions.ofLeaseTime(ttl).withKeyPrefix("fencing-run:");
         FencedDataSource fenced =
-            FencedDataSource.wrap(pool, FenceOptions.defaults().withSchema(schema.fenceSchema()));
+            FencedDataSource.wrap(
+                pool,
+                FenceOptions.defaults().withSchema(schema.fenceSchema()).withTriggerMode(true));
         LockStrategy lock =
             switch (o.lock) {
               case "naive" ->

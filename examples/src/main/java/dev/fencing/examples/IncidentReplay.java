@@ -106,7 +106,8 @@ public final class IncidentReplay {
     this.settings = Objects.requireNonNull(settings);
     this.log = Objects.requireNonNull(log);
     this.fenced =
-        FencedDataSource.wrap(pool, FenceOptions.defaults().withSchema(schema.fenceSchema()));
+        FencedDataSource.wrap(
+            pool, FenceOptions.defaults().withSchema(schema.fenceSchema()).withTriggerMode(true));
   }
 
   /** Creates the tables in the schema (which should be empty or absent) and the customers. */
