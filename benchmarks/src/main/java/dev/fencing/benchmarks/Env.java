@@ -103,6 +103,8 @@ final class Env implements AutoCloseable {
   public void close() throws SQLException {
     try {
       redisson.getKeys().deleteByPattern(prefix + "*");
+      // RFencedLock keeps its token counter outside the lock's name
+      redisson.getKeys().deleteByPattern("redisson_lock_token:{" + prefix + "*");
     } finally {
       redisson.shutdown();
       pool.close();
