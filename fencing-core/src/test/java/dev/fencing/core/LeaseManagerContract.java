@@ -173,6 +173,21 @@ abstract class LeaseManagerContract {
   }
 
   @Test
+  void shouldKeepManyLeasesOnDistinctResourcesRenewedTogether() throws Exception {
+    LeaseManager leases = manager(firstClient(), Duration.ofMillis(300));
+    List<Lease> held = new ArrayList<>();
+    for (int i = 0; i < 60; i++) {
+      held.add(leases.acquire("many-" + i, Duration.ZERO));
+    }
+    Thread.sleep(1200);
+    for (Lease lease : held) {
+      assertThat(lease.isHeld()).as(lease.resource()).isTrue();
+      assertThat(bucket(lockKey(lease.resource())).isExists()).isTrue();
+      lease.close();
+    }
+  }
+
+  @Test
   void shouldNotDeleteTheSuccessorsLockWhenAnExpiredHolderReleases() throws Exception {
     RedisLeaseManager stalled = manager(firstClient(), Duration.ofMillis(200));
     LeaseManager successor = manager(secondClient(), Duration.ofSeconds(10));

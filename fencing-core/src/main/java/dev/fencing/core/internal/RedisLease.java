@@ -10,8 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,11 +35,12 @@ final class RedisLease implements Lease {
   private final AtomicBoolean renewalInFlight = new AtomicBoolean();
   private final List<LeaseLossListener> listeners = new ArrayList<>(1);
 
+  private final long renewIntervalNanos;
+
   private volatile State state = State.HELD;
   private volatile long deadlineNanos;
   private volatile LossReason lossReason;
-  private ScheduledFuture<?> renewal;
-  private ScheduledFuture<?> expiryCheck;
+  private long lastRenewalSentNanos;
 
   RedisLease(
       RedisLeaseStore store,
@@ -58,17 +57,8 @@ final class RedisLease implements Lease {
     this.value = leaseId + ":" + token.value();
     this.validityNanos = store.leaseNanos() - store.options().safetyMargin().toNanos();
     this.deadlineNanos = sentAtNanos + validityNanos;
-  }
-
-  void start() {
-    long interval = store.options().renewInterval().toNanos();
-    synchronized (this) {
-      renewal =
-          store
-              .heartbeat()
-              .scheduleAtFixedRate(this::renew, interval, interval, TimeUnit.NANOSECONDS);
-      scheduleExpiryCheck();
-    }
+    this.renewIntervalNanos = store.options().renewInterval().toNanos();
+    this.lastRenewalSentNanos = sentAtNanos;
   }
 
   RedisLeaseStore.Keys keys() {
@@ -145,8 +135,8 @@ final class RedisLease implements Lease {
         return;
       }
       state = State.RELEASED;
-      cancelTimers();
     }
+    store.forget(this);
     try {
       boolean deleted = store.release(this);
       store.notifyObserver(() -> store.observer().onReleased(this, deleted));
@@ -161,25 +151,28 @@ final class RedisLease implements Lease {
     }
   }
 
-  private void renew() {
+  /**
+   * Called on the heartbeat thread at every sweep: reports the lease lost when its deadline has
+   * passed, and returns whether a renewal is due (marking it in flight).
+   */
+  boolean dueForRenewal(long now) {
     if (state != State.HELD) {
-      return;
+      store.forget(this);
+      return false;
     }
-    if (System.nanoTime() - deadlineNanos >= 0) {
+    if (now - deadlineNanos >= 0) {
       markLost(LossReason.RENEWAL_TIMEOUT);
-      return;
+      return false;
     }
-    if (!renewalInFlight.compareAndSet(false, true)) {
-      return;
+    if (now - lastRenewalSentNanos < renewIntervalNanos
+        || !renewalInFlight.compareAndSet(false, true)) {
+      return false;
     }
-    long sentAt = System.nanoTime();
-    store
-        .renew(this)
-        .whenCompleteAsync(
-            (renewed, failure) -> onRenewal(sentAt, renewed, failure), store.heartbeat());
+    lastRenewalSentNanos = now;
+    return true;
   }
 
-  private void onRenewal(long sentAt, Long renewed, Throwable failure) {
+  void onRenewal(long sentAt, Long renewed, Throwable failure) {
     renewalInFlight.set(false);
     if (state != State.HELD) {
       return;
@@ -199,26 +192,6 @@ final class RedisLease implements Lease {
     }
   }
 
-  private void checkExpiry() {
-    if (state != State.HELD) {
-      return;
-    }
-    if (System.nanoTime() - deadlineNanos >= 0) {
-      markLost(LossReason.RENEWAL_TIMEOUT);
-    } else {
-      synchronized (this) {
-        if (state == State.HELD) {
-          scheduleExpiryCheck();
-        }
-      }
-    }
-  }
-
-  private void scheduleExpiryCheck() {
-    long delay = Math.max(0, deadlineNanos - System.nanoTime());
-    expiryCheck = store.heartbeat().schedule(this::checkExpiry, delay, TimeUnit.NANOSECONDS);
-  }
-
   private void markLost(LossReason reason) {
     List<LeaseLossListener> toNotify;
     synchronized (this) {
@@ -227,10 +200,10 @@ final class RedisLease implements Lease {
       }
       state = State.LOST;
       lossReason = reason;
-      cancelTimers();
       toNotify = List.copyOf(listeners);
       listeners.clear();
     }
+    store.forget(this);
     log.warn("lease on \"{}\" with token {} lost: {}", resource, token, reason);
     if (reason == LossReason.RENEWAL_TIMEOUT) {
       // Our value is unique, so this compare-and-delete can only remove our own stale lock.
@@ -243,15 +216,6 @@ final class RedisLease implements Lease {
       } catch (RuntimeException e) {
         log.warn("lease loss listener failed", e);
       }
-    }
-  }
-
-  private void cancelTimers() {
-    if (renewal != null) {
-      renewal.cancel(false);
-    }
-    if (expiryCheck != null) {
-      expiryCheck.cancel(false);
     }
   }
 

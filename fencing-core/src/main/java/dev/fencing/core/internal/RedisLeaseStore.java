@@ -8,12 +8,17 @@ import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LeaseUnavailableException;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
@@ -31,13 +36,16 @@ public final class RedisLeaseStore {
 
   private static final Logger log = LoggerFactory.getLogger(RedisLeaseStore.class);
   private static final SecureRandom RANDOM = new SecureRandom();
+  private static final int MAX_RENEWALS_PER_CALL = 500;
 
   private final RedissonClient redisson;
   private final RScript script;
   private final LeaseOptions options;
   private final LeaseObserver observer;
   private final ScheduledThreadPoolExecutor heartbeat;
+  private final Set<RedisLease> held = ConcurrentHashMap.newKeySet();
   private final long leaseMillis;
+  private final boolean cluster;
 
   /**
    * Creates the store and starts its heartbeat thread.
@@ -52,6 +60,7 @@ public final class RedisLeaseStore {
     this.options = options;
     this.observer = observer;
     this.leaseMillis = options.leaseTime().toMillis();
+    this.cluster = redisson.getConfig().isClusterConfig();
     this.heartbeat =
         new ScheduledThreadPoolExecutor(
             1,
@@ -60,7 +69,68 @@ public final class RedisLeaseStore {
               thread.setDaemon(true);
               return thread;
             });
-    this.heartbeat.setRemoveOnCancelPolicy(true);
+    long tick = sweepIntervalNanos(options);
+    this.heartbeat.scheduleAtFixedRate(this::sweep, tick, tick, TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * How often the heartbeat thread looks at the held leases: a quarter of the renewal interval, and
+   * at most half the safety margin, so a lease whose renewals fail is reported lost before its lock
+   * can expire on the server.
+   */
+  static long sweepIntervalNanos(LeaseOptions options) {
+    long tick = options.renewInterval().toNanos() / 4;
+    long margin = options.safetyMargin().toNanos();
+    if (margin > 0) {
+      tick = Math.min(tick, margin / 2);
+    }
+    return Math.max(tick, TimeUnit.MILLISECONDS.toNanos(1));
+  }
+
+  private void sweep() {
+    long now = System.nanoTime();
+    Map<Integer, List<RedisLease>> dueBySlot = new HashMap<>();
+    for (RedisLease lease : held) {
+      try {
+        if (lease.dueForRenewal(now)) {
+          int slot = cluster ? Slots.of(lease.resource()) : 0;
+          dueBySlot.computeIfAbsent(slot, any -> new ArrayList<>()).add(lease);
+        }
+      } catch (RuntimeException e) {
+        log.warn("heartbeat of {} failed", lease, e);
+      }
+    }
+    for (List<RedisLease> due : dueBySlot.values()) {
+      for (int from = 0; from < due.size(); from += MAX_RENEWALS_PER_CALL) {
+        renew(due.subList(from, Math.min(due.size(), from + MAX_RENEWALS_PER_CALL)), now);
+      }
+    }
+  }
+
+  /** Renews leases whose keys share one hash slot, in one script call. */
+  private void renew(List<RedisLease> leases, long sentAt) {
+    List<Object> keys = new ArrayList<>(leases.size());
+    Object[] args = new Object[leases.size() + 1];
+    args[0] = Long.toString(leaseMillis);
+    for (int i = 0; i < leases.size(); i++) {
+      keys.add(leases.get(i).keys().lock());
+      args[i + 1] = leases.get(i).value();
+    }
+    List<RedisLease> batch = List.copyOf(leases);
+    this.<List<Object>>run(
+            Scripts.RENEW_MANY, (String) keys.get(0), keys, RScript.ReturnType.LIST, args)
+        .whenCompleteAsync(
+            (renewed, failure) -> {
+              for (int i = 0; i < batch.size(); i++) {
+                Long one = failure == null ? ((Number) renewed.get(i)).longValue() : null;
+                batch.get(i).onRenewal(sentAt, one, failure);
+              }
+            },
+            heartbeat);
+  }
+
+  void forget(RedisLease lease) {
+    held.remove(lease);
   }
 
   /** Returns the options. */
@@ -159,18 +229,9 @@ public final class RedisLeaseStore {
     }
     RedisLease lease =
         new RedisLease(this, keys, resource, new FencingToken(result), leaseId, sentAt);
-    lease.start();
+    held.add(lease);
     notifyObserver(() -> observer.onAcquired(lease));
     return new Attempt(lease, 0);
-  }
-
-  CompletableFuture<Long> renew(RedisLease lease) {
-    return run(
-        Scripts.RENEW,
-        lease.keys().lock(),
-        List.of(lease.keys().lock()),
-        lease.value(),
-        Long.toString(leaseMillis));
   }
 
   boolean release(RedisLease lease) {
@@ -197,31 +258,31 @@ public final class RedisLeaseStore {
 
   private CompletableFuture<Long> run(
       Scripts.Script lua, String routingKey, List<Object> keys, Object... args) {
-    CompletableFuture<Long> bySha =
-        script
-            .<Long>evalShaAsync(
-                routingKey, RScript.Mode.READ_WRITE, lua.sha(), RScript.ReturnType.LONG, keys, args)
-            .toCompletableFuture();
-    return bySha
-        .handle(
-            (value, failure) -> {
-              if (failure == null) {
-                return CompletableFuture.completedFuture(value);
-              }
-              if (isNoScript(failure)) {
-                return script
-                    .<Long>evalAsync(
-                        routingKey,
-                        RScript.Mode.READ_WRITE,
-                        lua.source(),
-                        RScript.ReturnType.LONG,
-                        keys,
-                        args)
-                    .toCompletableFuture();
-              }
-              return CompletableFuture.<Long>failedFuture(failure);
-            })
-        .thenCompose(future -> future);
+    return run(lua, routingKey, keys, RScript.ReturnType.LONG, args);
+  }
+
+  private <T> CompletableFuture<T> run(
+      Scripts.Script lua,
+      String routingKey,
+      List<Object> keys,
+      RScript.ReturnType returnType,
+      Object... args) {
+    return script
+        .<T>evalShaAsync(routingKey, RScript.Mode.READ_WRITE, lua.sha(), returnType, keys, args)
+        .toCompletableFuture()
+        .exceptionallyCompose(
+            failure ->
+                isNoScript(failure)
+                    ? script
+                        .<T>evalAsync(
+                            routingKey,
+                            RScript.Mode.READ_WRITE,
+                            lua.source(),
+                            returnType,
+                            keys,
+                            args)
+                        .toCompletableFuture()
+                    : CompletableFuture.failedFuture(failure));
   }
 
   private static boolean isNoScript(Throwable failure) {

@@ -25,15 +25,23 @@ final class Scripts {
           return -ttl - 1
           """);
 
-  /** KEYS: lock. ARGV: value, ttl ms. Returns 1 when extended, 0 when the value is gone. */
-  static final Script RENEW =
+  /**
+   * KEYS: locks (one hash slot). ARGV: ttl ms, then one value per lock. Extends each lock that
+   * still holds its value; returns 1 (extended) or 0 (gone) per lock, in order.
+   */
+  static final Script RENEW_MANY =
       new Script(
           """
-          if redis.call('get', KEYS[1]) == ARGV[1] then
-            redis.call('pexpire', KEYS[1], ARGV[2])
-            return 1
+          local renewed = {}
+          for i = 1, #KEYS do
+            if redis.call('get', KEYS[i]) == ARGV[i + 1] then
+              redis.call('pexpire', KEYS[i], ARGV[1])
+              renewed[i] = 1
+            else
+              renewed[i] = 0
+            end
           end
-          return 0
+          return renewed
           """);
 
   /**
