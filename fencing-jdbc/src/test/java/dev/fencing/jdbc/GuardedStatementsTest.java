@@ -245,6 +245,69 @@ class GuardedStatementsTest {
   }
 
   @Test
+  void aBatchShouldKeepParametersSetForEarlierRowsLikeAPlainBatch() throws Exception {
+    for (long id = 1; id <= 3; id++) {
+      fx.insertAccount(id, "o", 0);
+    }
+    int[] counts =
+        as(
+            current,
+            c -> {
+              c.setAutoCommit(false);
+              try (PreparedStatement update =
+                  GuardedStatements.update(
+                      c, fx.table("accounts"), "balance = balance + ?", "id = ?")) {
+                update.setLong(1, 7); // set once, kept for every row
+                for (long id = 1; id <= 3; id++) {
+                  update.setLong(2, id);
+                  update.addBatch();
+                }
+                int[] result = update.executeBatch();
+                c.commit();
+                return result;
+              } finally {
+                c.setAutoCommit(true);
+              }
+            });
+    assertThat(counts).containsExactly(1, 1, 1);
+    assertThat(fx.queryLong("SELECT sum(balance) FROM " + fx.table("accounts"))).isEqualTo(21);
+  }
+
+  @Test
+  void shouldInsertABatchWithTheCurrentTokenAndRejectOneWithAStaleToken() throws Exception {
+    JdbcWork<int[]> insertThree =
+        c -> {
+          c.setAutoCommit(false);
+          try (PreparedStatement insert =
+              GuardedStatements.insert(c, fx.table("charges"), "customer_id", "amount")) {
+            for (long customer = 1; customer <= 3; customer++) {
+              insert.setLong(1, customer);
+              insert.setLong(2, 100);
+              insert.addBatch();
+            }
+            int[] result = insert.executeBatch();
+            c.commit();
+            return result;
+          } catch (SQLException e) {
+            c.rollback();
+            throw e;
+          } finally {
+            c.setAutoCommit(true);
+          }
+        };
+    assertThatThrownBy(() -> as(stale, insertThree)).isInstanceOf(StaleTokenException.class);
+    assertThat(charges()).isZero();
+    assertThat(as(current, insertThree)).containsExactly(1, 1, 1);
+    assertThat(
+            fx.queryLong(
+                "SELECT count(*) FROM "
+                    + fx.table("charges")
+                    + " WHERE fence_token = "
+                    + current.token().value()))
+        .isEqualTo(3);
+  }
+
+  @Test
   void aBatchInATransactionShouldLookUpTheFenceOnceNotOncePerRow() throws Exception {
     for (long id = 1; id <= 20; id++) {
       fx.insertAccount(id, "o", 0);

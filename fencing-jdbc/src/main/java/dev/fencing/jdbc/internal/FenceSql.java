@@ -46,6 +46,13 @@ public final class FenceSql {
     return new Bound(lease);
   }
 
+  /**
+   * A guarded statement in two forms: {@code fused}, which checks the fence itself (one statement,
+   * no extra round trip), and {@code batched}, with the row guard only, for JDBC batches inside a
+   * transaction whose fence row was locked once beforehand.
+   */
+  public record Guarded(String fused, String batched) {}
+
   /** Guarded statements for one registration, which is written into them as literals. */
   public final class Bound {
     private final long token;
@@ -96,46 +103,46 @@ public final class FenceSql {
     }
 
     /** A guarded UPDATE. */
-    public String update(String table, String assignments, String condition) {
+    public Guarded update(String table, String assignments, String condition) {
       requireFragment("assignments", assignments);
       requireFragment("condition", condition);
-      return "UPDATE "
-          + quoteTable(table)
-          + " SET "
-          + assignments
-          + ", fence_token = "
-          + token
-          + " WHERE ("
-          + condition
-          + ") AND fence_token <= "
-          + token
-          + " AND "
-          + fenceHeld;
+      String rowGuarded =
+          "UPDATE "
+              + quoteTable(table)
+              + " SET "
+              + assignments
+              + ", fence_token = "
+              + token
+              + " WHERE ("
+              + condition
+              + ") AND fence_token <= "
+              + token;
+      return new Guarded(rowGuarded + " AND " + fenceHeld, rowGuarded);
     }
 
     /** A guarded DELETE. */
-    public String delete(String table, String condition) {
+    public Guarded delete(String table, String condition) {
       requireFragment("condition", condition);
-      return "DELETE FROM "
-          + quoteTable(table)
-          + " WHERE ("
-          + condition
-          + ") AND fence_token <= "
-          + token
-          + " AND "
-          + fenceHeld;
+      String rowGuarded =
+          "DELETE FROM "
+              + quoteTable(table)
+              + " WHERE ("
+              + condition
+              + ") AND fence_token <= "
+              + token;
+      return new Guarded(rowGuarded + " AND " + fenceHeld, rowGuarded);
     }
 
     /** A guarded INSERT of one row, one parameter per column. */
-    public String insert(String table, List<String> columns) {
-      return insertPrefix(table, columns);
+    public Guarded insert(String table, List<String> columns) {
+      return new Guarded(insertPrefix(table, columns, true), insertPrefix(table, columns, false));
     }
 
     /**
      * A guarded upsert: inserts, or on conflict updates the other columns only if the stored row
      * was not written by a newer holder.
      */
-    public String upsert(String table, List<String> columns, List<String> conflictColumns) {
+    public Guarded upsert(String table, List<String> columns, List<String> conflictColumns) {
       if (conflictColumns.isEmpty()) {
         throw new IllegalArgumentException("an upsert needs at least one conflict column");
       }
@@ -150,16 +157,19 @@ public final class FenceSql {
               .filter(column -> !conflictColumns.contains(column))
               .map(column -> quote(column) + " = EXCLUDED." + quote(column))
               .collect(Collectors.joining(", "));
-      return insertPrefix(table, columns)
-          + " ON CONFLICT ("
-          + conflictColumns.stream().map(FenceSql::quote).collect(Collectors.joining(", "))
-          + ") DO UPDATE SET "
-          + (updates.isEmpty() ? "" : updates + ", ")
-          + "fence_token = EXCLUDED.fence_token WHERE fenced_target.fence_token <="
-          + " EXCLUDED.fence_token";
+      String onConflict =
+          " ON CONFLICT ("
+              + conflictColumns.stream().map(FenceSql::quote).collect(Collectors.joining(", "))
+              + ") DO UPDATE SET "
+              + (updates.isEmpty() ? "" : updates + ", ")
+              + "fence_token = EXCLUDED.fence_token WHERE fenced_target.fence_token <="
+              + " EXCLUDED.fence_token";
+      return new Guarded(
+          insertPrefix(table, columns, true) + onConflict,
+          insertPrefix(table, columns, false) + onConflict);
     }
 
-    private String insertPrefix(String table, List<String> columns) {
+    private String insertPrefix(String table, List<String> columns, boolean checkFence) {
       if (columns.isEmpty()) {
         throw new IllegalArgumentException("an insert needs at least one column");
       }
@@ -167,16 +177,15 @@ public final class FenceSql {
       if (columns.contains("fence_token")) {
         throw new IllegalArgumentException("fence_token is set by the guard; do not insert it");
       }
+      String values = columns.stream().map(column -> "?").collect(Collectors.joining(", "));
       return "INSERT INTO "
           + quoteTable(table)
           + " AS fenced_target ("
           + columns.stream().map(FenceSql::quote).collect(Collectors.joining(", "))
-          + ", fence_token) SELECT "
-          + columns.stream().map(column -> "?").collect(Collectors.joining(", "))
-          + ", "
-          + token
-          + " WHERE "
-          + fenceHeld;
+          + ", fence_token) "
+          + (checkFence
+              ? "SELECT " + values + ", " + token + " WHERE " + fenceHeld
+              : "VALUES (" + values + ", " + token + ")");
     }
   }
 

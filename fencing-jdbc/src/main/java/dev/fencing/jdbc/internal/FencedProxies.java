@@ -12,6 +12,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -55,12 +57,16 @@ public final class FencedProxies {
     return proxy;
   }
 
-  /** Marks a statement prepared from guarded SQL, so its row counts are classified. */
-  public static PreparedStatement guarded(FencedConnection connection, String sql)
+  /**
+   * Prepares a guarded statement: executed alone it runs the fused form; rows added with {@code
+   * addBatch} inside a transaction go to the row-guarded form, after the fence row was locked once
+   * for the transaction. Row counts of zero are classified.
+   */
+  public static PreparedStatement guarded(FencedConnection connection, FenceSql.Guarded sql)
       throws SQLException {
-    PreparedStatement statement = connection.prepareStatement(sql);
+    PreparedStatement statement = connection.prepareStatement(sql.fused());
     StatementHandler handler = (StatementHandler) Proxy.getInvocationHandler(statement);
-    handler.guarded = true;
+    handler.guarded = sql;
     return statement;
   }
 
@@ -317,7 +323,12 @@ public final class FencedProxies {
   private static final class StatementHandler implements InvocationHandler {
     private final Statement delegate;
     private final ConnectionHandler connection;
-    private boolean guarded;
+    private FenceSql.Guarded guarded;
+    private Map<Object, Object[]> parameters;
+    private Map<Object, Method> setters;
+    private PreparedStatement batchStatement;
+    private boolean batchInTransaction;
+    private boolean batchPending;
 
     StatementHandler(Statement delegate, ConnectionHandler connection) {
       this.delegate = delegate;
@@ -346,23 +357,96 @@ public final class FencedProxies {
         default:
           break;
       }
+      if (guarded != null) {
+        Object handled = guardedOnly(method, args);
+        if (handled != NOT_HANDLED) {
+          return handled;
+        }
+      }
       if (!name.startsWith("execute")) {
         return invokeDelegate(delegate, method, args);
       }
       requireHeld(connection.lease);
       connection.carrySettings();
-      boolean batch = name.equals("executeBatch") || name.equals("executeLargeBatch");
-      if (guarded && batch) {
-        connection.verifyForTransaction();
-      }
       Object result = invokeDelegate(delegate, method, args);
-      if (guarded) {
-        classify(name, result);
+      if (guarded != null) {
+        classify(name, delegate, result);
       }
       return result;
     }
 
-    private void classify(String name, Object result) throws SQLException {
+    private static final Object NOT_HANDLED = new Object();
+
+    /** Batching and parameter bookkeeping of guarded statements. */
+    private Object guardedOnly(Method method, Object[] args) throws Throwable {
+      String name = method.getName();
+      if (name.startsWith("set") && args != null && args.length >= 2) {
+        if (parameters == null) {
+          parameters = new HashMap<>();
+          setters = new HashMap<>();
+        }
+        parameters.put(args[0], args.clone());
+        setters.put(args[0], method);
+        return invokeDelegate(delegate, method, args);
+      }
+      switch (name) {
+        case "clearParameters":
+          if (parameters != null) {
+            parameters.clear();
+            setters.clear();
+          }
+          return invokeDelegate(delegate, method, args);
+        case "addBatch":
+          if (args != null) {
+            return invokeDelegate(delegate, method, args);
+          }
+          if (!batchPending) {
+            batchInTransaction = !connection.delegate.getAutoCommit();
+            batchPending = true;
+          }
+          if (!batchInTransaction) {
+            return invokeDelegate(delegate, method, args);
+          }
+          if (batchStatement == null) {
+            batchStatement = connection.delegate.prepareStatement(guarded.batched());
+          }
+          if (parameters != null) {
+            for (Map.Entry<Object, Object[]> parameter : parameters.entrySet()) {
+              invokeDelegate(batchStatement, setters.get(parameter.getKey()), parameter.getValue());
+            }
+          }
+          batchStatement.addBatch();
+          return null;
+        case "clearBatch":
+          batchPending = false;
+          if (batchStatement != null) {
+            batchStatement.clearBatch();
+          }
+          return invokeDelegate(delegate, method, args);
+        case "executeBatch":
+        case "executeLargeBatch":
+          if (!batchPending || !batchInTransaction) {
+            batchPending = false;
+            return NOT_HANDLED;
+          }
+          batchPending = false;
+          requireHeld(connection.lease);
+          connection.carrySettings();
+          connection.verifyForTransaction();
+          Object result = invokeDelegate(batchStatement, method, args);
+          classify(name, batchStatement, result);
+          return result;
+        case "close":
+          if (batchStatement != null) {
+            batchStatement.close();
+          }
+          return invokeDelegate(delegate, method, args);
+        default:
+          return NOT_HANDLED;
+      }
+    }
+
+    private void classify(String name, Statement statement, Object result) throws SQLException {
       boolean noRows =
           switch (name) {
             case "executeUpdate" -> (Integer) result == 0;
@@ -381,7 +465,7 @@ public final class FencedProxies {
               }
               yield any;
             }
-            case "execute" -> !(Boolean) result && delegate.getUpdateCount() == 0;
+            case "execute" -> !(Boolean) result && statement.getUpdateCount() == 0;
             default -> false;
           };
       if (noRows) {
