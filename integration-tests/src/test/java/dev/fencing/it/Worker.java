@@ -134,7 +134,11 @@ public final class Worker {
     pc.addDataSourceProperty("ApplicationName", args.get("appName"));
     HikariDataSource pool = new HikariDataSource(pc);
     FencedDataSource db =
-        FencedDataSource.wrap(pool, FenceOptions.defaults().withSchema(args.get("fenceSchema")));
+        FencedDataSource.wrap(
+            pool,
+            FenceOptions.defaults()
+                .withSchema(args.get("fenceSchema"))
+                .withTriggerMode(mode.equals("trigger")));
     LeaseOptions options =
         LeaseOptions.ofLeaseTime(Duration.ofMillis(Long.parseLong(args.get("leaseMs"))))
             .withKeyPrefix(args.get("prefix"))
