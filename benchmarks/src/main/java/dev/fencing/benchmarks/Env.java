@@ -34,6 +34,7 @@ final class Env implements AutoCloseable {
   final String prefix;
   final HikariDataSource pool;
   final FencedDataSource db;
+  final FencedDataSource triggerDb;
   final FenceOptions fenceOptions;
   final RedissonClient redisson;
 
@@ -66,6 +67,7 @@ final class Env implements AutoCloseable {
     exec("VACUUM ANALYZE " + schema + ".accounts", "VACUUM ANALYZE " + schema + ".accounts_trig");
     fenceOptions = FenceOptions.defaults().withSchema(fenceSchema);
     db = FencedDataSource.wrap(pool, fenceOptions);
+    triggerDb = FencedDataSource.wrap(pool, fenceOptions.withTriggerMode(true));
     Config redisConfig = new Config();
     redisConfig.useSingleServer().setAddress(redisUrl);
     redisson = Redisson.create(redisConfig);

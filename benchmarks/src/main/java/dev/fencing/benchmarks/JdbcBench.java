@@ -130,7 +130,7 @@ final class JdbcBench {
                       Fencing.run(
                           lease,
                           () -> {
-                            try (Connection c = env.db.getConnection()) {
+                            try (Connection c = env.triggerDb.getConnection()) {
                               begin(c, explicit);
                               try (PreparedStatement s = c.prepareStatement(triggerSql)) {
                                 s.setLong(1, rows.counter);
@@ -158,8 +158,8 @@ final class JdbcBench {
             + " SET balance = balance + ?, fence_token = ? WHERE id = ? AND fence_token <= ?";
     // The SQL GuardedStatements.update prepares, run on a pool connection without the library's
     // proxies: separates what the statement costs in PostgreSQL from what the wrapper costs.
-    FenceSql fenceSql = new FenceSql(env.fenceSchema);
-    String rawGuardedSql = fenceSql.update(accounts, "balance = balance + ?", "id = ?");
+    FenceSql.Bound fenceSql = new FenceSql(env.fenceSchema).bind(lease);
+    String rawGuardedSql = fenceSql.update(accounts, "balance = balance + ?", "id = ?").fused();
     long token = lease.token().value();
     List<Harness.Variant> variants =
         List.of(
@@ -206,7 +206,7 @@ final class JdbcBench {
                       Fencing.run(
                           lease,
                           () -> {
-                            try (Connection c = env.db.getConnection()) {
+                            try (Connection c = env.triggerDb.getConnection()) {
                               c.setAutoCommit(false);
                               try (PreparedStatement s = c.prepareStatement(triggerSql)) {
                                 fillBatch(s, blocks.next());
@@ -223,7 +223,7 @@ final class JdbcBench {
 
   /** Variants that split the cost of the guarded batch; reported, not goals. */
   private List<Harness.Variant> batchDiagnostics(
-      int threads, String rowGuardSql, String rawGuardedSql, long token, FenceSql fenceSql) {
+      int threads, String rowGuardSql, String rawGuardedSql, long token, FenceSql.Bound fenceSql) {
     return List.of(
         new Harness.Variant(
             BATCH_ROW_GUARD,
