@@ -327,8 +327,6 @@ public final class FencedProxies {
     private Map<Object, Object[]> parameters;
     private Map<Object, Method> setters;
     private PreparedStatement batchStatement;
-    private boolean batchInTransaction;
-    private boolean batchPending;
 
     StatementHandler(Statement delegate, ConnectionHandler connection) {
       this.delegate = delegate;
@@ -377,10 +375,17 @@ public final class FencedProxies {
 
     private static final Object NOT_HANDLED = new Object();
 
-    /** Batching and parameter bookkeeping of guarded statements. */
+    /**
+     * Batching of guarded statements. Until the first {@code addBatch} inside a transaction,
+     * parameters go to the fused statement and are remembered; from then on the statement routes
+     * everything to the row-guarded form, whose transaction has the fence row locked.
+     */
     private Object guardedOnly(Method method, Object[] args) throws Throwable {
       String name = method.getName();
       if (name.startsWith("set") && args != null && args.length >= 2) {
+        if (batchStatement != null) {
+          return invokeDelegate(batchStatement, method, args);
+        }
         if (parameters == null) {
           parameters = new HashMap<>();
           setters = new HashMap<>();
@@ -395,55 +400,57 @@ public final class FencedProxies {
             parameters.clear();
             setters.clear();
           }
+          if (batchStatement != null) {
+            batchStatement.clearParameters();
+          }
           return invokeDelegate(delegate, method, args);
         case "addBatch":
           if (args != null) {
             return invokeDelegate(delegate, method, args);
           }
-          if (!batchPending) {
-            batchInTransaction = !connection.delegate.getAutoCommit();
-            batchPending = true;
-          }
-          if (!batchInTransaction) {
-            return invokeDelegate(delegate, method, args);
-          }
           if (batchStatement == null) {
+            if (connection.delegate.getAutoCommit()) {
+              return invokeDelegate(delegate, method, args);
+            }
             batchStatement = connection.delegate.prepareStatement(guarded.batched());
-          }
-          if (parameters != null) {
-            for (Map.Entry<Object, Object[]> parameter : parameters.entrySet()) {
-              invokeDelegate(batchStatement, setters.get(parameter.getKey()), parameter.getValue());
+            if (parameters != null) {
+              for (Map.Entry<Object, Object[]> parameter : parameters.entrySet()) {
+                invokeDelegate(
+                    batchStatement, setters.get(parameter.getKey()), parameter.getValue());
+              }
+              parameters = null;
+              setters = null;
             }
           }
           batchStatement.addBatch();
           return null;
         case "clearBatch":
-          batchPending = false;
           if (batchStatement != null) {
             batchStatement.clearBatch();
           }
           return invokeDelegate(delegate, method, args);
-        case "executeBatch":
-        case "executeLargeBatch":
-          if (!batchPending || !batchInTransaction) {
-            batchPending = false;
-            return NOT_HANDLED;
-          }
-          batchPending = false;
-          requireHeld(connection.lease);
-          connection.carrySettings();
-          connection.verifyForTransaction();
-          Object result = invokeDelegate(batchStatement, method, args);
-          classify(name, batchStatement, result);
-          return result;
         case "close":
           if (batchStatement != null) {
             batchStatement.close();
           }
           return invokeDelegate(delegate, method, args);
         default:
-          return NOT_HANDLED;
+          break;
       }
+      if (batchStatement == null || !name.startsWith("execute")) {
+        return NOT_HANDLED;
+      }
+      if (connection.delegate.getAutoCommit()) {
+        throw new SQLException(
+            "this guarded statement was batched inside a transaction and cannot run in auto-commit"
+                + " mode; prepare a new one");
+      }
+      requireHeld(connection.lease);
+      connection.carrySettings();
+      connection.verifyForTransaction();
+      Object result = invokeDelegate(batchStatement, method, args);
+      classify(name, batchStatement, result);
+      return result;
     }
 
     private void classify(String name, Statement statement, Object result) throws SQLException {
