@@ -2,7 +2,11 @@ package dev.fencing.jdbc.internal;
 
 import dev.fencing.core.Lease;
 import dev.fencing.core.internal.ResourceNames;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -14,6 +18,7 @@ import java.util.stream.Collectors;
 public final class FenceSql {
 
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
+  private static final int MAX_CACHED_STATEMENTS = 256;
   private static final Pattern LEASE_ID = Pattern.compile("[A-Za-z0-9_-]{1,128}");
 
   private final String fenceTable;
@@ -55,6 +60,7 @@ public final class FenceSql {
 
   /** Guarded statements for one registration, which is written into them as literals. */
   public final class Bound {
+    private final Map<List<Object>, Guarded> cache = new ConcurrentHashMap<>();
     private final long token;
     private final String fenceHeld;
     private final String verifyForTransaction;
@@ -104,6 +110,44 @@ public final class FenceSql {
 
     /** A guarded UPDATE. */
     public Guarded update(String table, String assignments, String condition) {
+      return cached(
+          List.of("update", table, assignments, condition),
+          () -> buildUpdate(table, assignments, condition));
+    }
+
+    /** A guarded DELETE. */
+    public Guarded delete(String table, String condition) {
+      return cached(Arrays.asList("delete", table, condition), () -> buildDelete(table, condition));
+    }
+
+    /** A guarded INSERT of one row, one parameter per column. */
+    public Guarded insert(String table, List<String> columns) {
+      return cached(Arrays.asList("insert", table, columns), () -> buildInsert(table, columns));
+    }
+
+    /**
+     * A guarded upsert: inserts, or on conflict updates the other columns only if the stored row
+     * was not written by a newer holder.
+     */
+    public Guarded upsert(String table, List<String> columns, List<String> conflictColumns) {
+      return cached(
+          Arrays.asList("upsert", table, columns, conflictColumns),
+          () -> buildUpsert(table, columns, conflictColumns));
+    }
+
+    /** Builds each statement once per lease: guarded writes of a job repeat the same few. */
+    private Guarded cached(List<Object> key, Supplier<Guarded> build) {
+      Guarded sql = cache.get(key);
+      if (sql == null) {
+        sql = build.get();
+        if (cache.size() < MAX_CACHED_STATEMENTS) {
+          cache.put(key, sql);
+        }
+      }
+      return sql;
+    }
+
+    private Guarded buildUpdate(String table, String assignments, String condition) {
       requireFragment("assignments", assignments);
       requireFragment("condition", condition);
       String rowGuarded =
@@ -120,8 +164,7 @@ public final class FenceSql {
       return new Guarded(rowGuarded + " AND " + fenceHeld, rowGuarded);
     }
 
-    /** A guarded DELETE. */
-    public Guarded delete(String table, String condition) {
+    private Guarded buildDelete(String table, String condition) {
       requireFragment("condition", condition);
       String rowGuarded =
           "DELETE FROM "
@@ -133,16 +176,11 @@ public final class FenceSql {
       return new Guarded(rowGuarded + " AND " + fenceHeld, rowGuarded);
     }
 
-    /** A guarded INSERT of one row, one parameter per column. */
-    public Guarded insert(String table, List<String> columns) {
+    private Guarded buildInsert(String table, List<String> columns) {
       return new Guarded(insertPrefix(table, columns, true), insertPrefix(table, columns, false));
     }
 
-    /**
-     * A guarded upsert: inserts, or on conflict updates the other columns only if the stored row
-     * was not written by a newer holder.
-     */
-    public Guarded upsert(String table, List<String> columns, List<String> conflictColumns) {
+    private Guarded buildUpsert(String table, List<String> columns, List<String> conflictColumns) {
       if (conflictColumns.isEmpty()) {
         throw new IllegalArgumentException("an upsert needs at least one conflict column");
       }

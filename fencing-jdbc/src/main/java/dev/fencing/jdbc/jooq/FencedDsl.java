@@ -5,6 +5,7 @@ import dev.fencing.jdbc.FenceOptions;
 import dev.fencing.jdbc.FencedDataSource;
 import dev.fencing.jdbc.Fencing;
 import dev.fencing.jdbc.StaleTokenException;
+import dev.fencing.jdbc.internal.FenceSql;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -42,7 +43,9 @@ public final class FencedDsl {
   /** The name of the fence column the {@code migrations} module adds to fenced tables. */
   public static final String FENCE_COLUMN = "fence_token";
 
+  private final FenceSql sql;
   private final Table<?> fenceTable;
+  private volatile LeaseParts last;
   private final Field<String> fenceResource;
   private final Field<Long> fenceToken;
   private final Field<String> fenceLease;
@@ -55,6 +58,7 @@ public final class FencedDsl {
    */
   public FencedDsl(FenceOptions options) {
     Objects.requireNonNull(options, "options");
+    this.sql = new FenceSql(options.schema());
     this.fenceTable = DSL.table(DSL.name(options.schema(), "fence"));
     this.fenceResource = DSL.field(DSL.name("resource"), SQLDataType.VARCHAR);
     this.fenceToken = DSL.field(DSL.name("token"), SQLDataType.BIGINT);
@@ -70,8 +74,25 @@ public final class FencedDsl {
     return token(requireScope());
   }
 
-  private static Field<Long> token(Lease lease) {
-    return DSL.val(lease.token().value(), SQLDataType.BIGINT);
+  private Field<Long> token(Lease lease) {
+    return parts(lease).token();
+  }
+
+  /** The query parts of one lease, built once: a job runs many writes under the same lease. */
+  private record LeaseParts(Lease lease, Field<Long> token, Condition fenceHeld) {}
+
+  private LeaseParts parts(Lease lease) {
+    LeaseParts parts = last;
+    if (parts == null || parts.lease() != lease) {
+      FenceSql.Bound bound = sql.bind(lease);
+      parts =
+          new LeaseParts(
+              lease,
+              DSL.inline(lease.token().value(), SQLDataType.BIGINT),
+              DSL.condition(bound.fenceHeld()));
+      last = parts;
+    }
+    return parts;
   }
 
   /** The fence column of {@code table}. */
@@ -212,13 +233,7 @@ public final class FencedDsl {
   }
 
   private Condition fenceHeld(Lease lease) {
-    return DSL.exists(
-        DSL.selectOne()
-            .from(fenceTable)
-            .where(fenceResource.eq(lease.resource()))
-            .and(fenceToken.eq(lease.token().value()))
-            .and(fenceLease.eq(lease.leaseId()))
-            .forShare());
+    return parts(lease).fenceHeld();
   }
 
   private static Lease requireScope() {
