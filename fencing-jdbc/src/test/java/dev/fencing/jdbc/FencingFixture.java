@@ -2,13 +2,11 @@ package dev.fencing.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.fencing.core.FencingToken;
 import dev.fencing.core.Lease;
-import dev.fencing.core.LeaseLossListener;
 import dev.fencing.core.LeaseOptions;
-import dev.fencing.core.LossReason;
 import dev.fencing.core.RedisLeaseManager;
 import dev.fencing.core.testing.RedisServers;
+import dev.fencing.core.testing.StaleViews;
 import dev.fencing.migrations.EnforcementMode;
 import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.migrations.MigrationOptions;
@@ -214,49 +212,6 @@ final class FencingFixture implements AutoCloseable {
    * it holds the lease. Only the database can stop its next write.
    */
   static Lease unawareOfLoss(Lease lease) {
-    return new Lease() {
-      @Override
-      public String resource() {
-        return lease.resource();
-      }
-
-      @Override
-      public FencingToken token() {
-        return lease.token();
-      }
-
-      @Override
-      public String leaseId() {
-        return lease.leaseId();
-      }
-
-      @Override
-      public Duration leaseTime() {
-        return lease.leaseTime();
-      }
-
-      @Override
-      public boolean isHeld() {
-        return true;
-      }
-
-      @Override
-      public void checkHeld() {}
-
-      @Override
-      public Optional<LossReason> lossReason() {
-        return Optional.empty();
-      }
-
-      @Override
-      public void onLoss(LeaseLossListener listener) {
-        lease.onLoss(listener);
-      }
-
-      @Override
-      public void close() {
-        lease.close();
-      }
-    };
+    return StaleViews.believedHeld(lease);
   }
 }

@@ -2,13 +2,11 @@ package dev.fencing.it;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.fencing.core.FencingToken;
 import dev.fencing.core.Lease;
-import dev.fencing.core.LeaseLossListener;
 import dev.fencing.core.LeaseManager;
 import dev.fencing.core.LeaseOptions;
-import dev.fencing.core.LossReason;
 import dev.fencing.core.RedisLeaseManager;
+import dev.fencing.core.testing.StaleViews;
 import dev.fencing.jdbc.FenceOptions;
 import dev.fencing.jdbc.FencedDataSource;
 import dev.fencing.jdbc.FencedLeaseManager;
@@ -26,7 +24,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.redisson.Redisson;
@@ -202,7 +199,9 @@ public final class Worker {
       lease.close();
       return;
     }
-    Lease believed = new Believed(lease);
+    // The worker checked the real lease just before the step; from then on only the database can
+    // stop the write.
+    Lease believed = StaleViews.believedHeld(lease);
     int steps = 5 + random.nextInt(36);
     boolean stopped = false;
     for (int i = 0; i < steps && !stopped; i++) {
@@ -340,61 +339,6 @@ public final class Worker {
       Thread.sleep(ms);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    }
-  }
-
-  /**
-   * The lease as the worker believes it to be: held. The worker checked the real lease just before
-   * the step; from then on only the database can stop the write.
-   */
-  private static final class Believed implements Lease {
-    private final Lease lease;
-
-    Believed(Lease lease) {
-      this.lease = lease;
-    }
-
-    @Override
-    public String resource() {
-      return lease.resource();
-    }
-
-    @Override
-    public FencingToken token() {
-      return lease.token();
-    }
-
-    @Override
-    public String leaseId() {
-      return lease.leaseId();
-    }
-
-    @Override
-    public Duration leaseTime() {
-      return lease.leaseTime();
-    }
-
-    @Override
-    public boolean isHeld() {
-      return true;
-    }
-
-    @Override
-    public void checkHeld() {}
-
-    @Override
-    public Optional<LossReason> lossReason() {
-      return Optional.empty();
-    }
-
-    @Override
-    public void onLoss(LeaseLossListener listener) {
-      lease.onLoss(listener);
-    }
-
-    @Override
-    public void close() {
-      lease.close();
     }
   }
 }
