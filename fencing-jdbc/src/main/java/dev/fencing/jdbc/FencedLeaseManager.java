@@ -48,6 +48,8 @@ public final class FencedLeaseManager implements LeaseManager {
    * <p>The lease is registered in the fence before it is returned.
    *
    * @throws FenceRegistrationException if registration failed; the lease was released
+   * @throws dev.fencing.core.LeaseLostException if the lease was lost while registering; it was
+   *     released
    */
   @Override
   public Lease acquire(String resource, Duration maxWait) {
@@ -70,6 +72,8 @@ public final class FencedLeaseManager implements LeaseManager {
    * <p>The lease is registered in the fence before it is returned.
    *
    * @throws FenceRegistrationException if registration failed; the lease was released
+   * @throws dev.fencing.core.LeaseLostException if the lease was lost while registering; it was
+   *     released
    */
   @Override
   public Optional<Lease> tryAcquire(String resource) {
