@@ -142,10 +142,6 @@ public final class RedisLeaseStore {
     return observer;
   }
 
-  ScheduledThreadPoolExecutor heartbeat() {
-    return heartbeat;
-  }
-
   /** Acquires, waiting up to {@code maxWait}. */
   public Lease acquire(String resource, Duration maxWait) {
     ResourceNames.validate(resource);
