@@ -97,6 +97,24 @@ final class FencingFixture implements AutoCloseable {
     return new FencedLeaseManager(leases(leaseTime), db.fence());
   }
 
+  /** A holder whose lease expired unnoticed, and the successor registered after it. */
+  record Holders(Lease stale, Lease current) {}
+
+  private int holders;
+
+  /**
+   * Acquires and registers a lease, lets it expire in Redis, and acquires and registers the
+   * successor: the stale holder still believes it holds the lease.
+   */
+  Holders staleAndCurrent(String resourcePrefix) {
+    String resource = resourcePrefix + "-" + ++holders;
+    FencedLeaseManager leases = fencedLeases(Duration.ofSeconds(30));
+    Lease first = leases.acquire(resource, Duration.ZERO);
+    expireInRedis(resource);
+    Lease current = leases.acquire(resource, Duration.ZERO);
+    return new Holders(unawareOfLoss(first), current);
+  }
+
   /** Deletes the lock key, as when the lease expired on the server while its holder was paused. */
   void expireInRedis(String resource) {
     redisson.getBucket(prefix + "{" + resource + "}:lock", StringCodec.INSTANCE).delete();

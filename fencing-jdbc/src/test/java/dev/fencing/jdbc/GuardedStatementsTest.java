@@ -7,7 +7,6 @@ import dev.fencing.core.Lease;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -21,7 +20,6 @@ import org.junit.jupiter.api.Test;
 class GuardedStatementsTest {
 
   private static FencingFixture fx;
-  private static int resources;
   private Lease stale;
   private Lease current;
 
@@ -37,12 +35,9 @@ class GuardedStatementsTest {
 
   @BeforeEach
   void staleAndCurrentHolders() {
-    String resource = "guarded-" + ++resources;
-    FencedLeaseManager leases = fx.fencedLeases(Duration.ofSeconds(30));
-    Lease first = leases.acquire(resource, Duration.ZERO);
-    fx.expireInRedis(resource);
-    current = leases.acquire(resource, Duration.ZERO);
-    stale = FencingFixture.unawareOfLoss(first);
+    FencingFixture.Holders holders = fx.staleAndCurrent("guarded");
+    stale = holders.stale();
+    current = holders.current();
   }
 
   @AfterEach

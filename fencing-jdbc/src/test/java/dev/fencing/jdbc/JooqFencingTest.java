@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.Lease;
 import dev.fencing.jdbc.jooq.FencedDsl;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +25,6 @@ import org.junit.jupiter.api.Test;
 class JooqFencingTest {
 
   private static FencingFixture fx;
-  private static int resources;
   private static DSLContext ctx;
   private static FencedDsl fenced;
   private static Table<?> accounts;
@@ -56,12 +54,9 @@ class JooqFencingTest {
 
   @BeforeEach
   void staleAndCurrentHolders() {
-    String resource = "jooq-" + ++resources;
-    FencedLeaseManager leases = fx.fencedLeases(Duration.ofSeconds(30));
-    Lease first = leases.acquire(resource, Duration.ZERO);
-    fx.expireInRedis(resource);
-    current = leases.acquire(resource, Duration.ZERO);
-    stale = FencingFixture.unawareOfLoss(first);
+    FencingFixture.Holders holders = fx.staleAndCurrent("jooq");
+    stale = holders.stale();
+    current = holders.current();
   }
 
   @AfterEach

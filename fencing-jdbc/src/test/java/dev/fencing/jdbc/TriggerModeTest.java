@@ -9,7 +9,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
@@ -50,7 +49,6 @@ class TriggerModeTest {
   }
 
   private static FencingFixture fx;
-  private static int resources;
   private Lease stale;
   private Lease current;
 
@@ -66,12 +64,9 @@ class TriggerModeTest {
 
   @BeforeEach
   void staleAndCurrentHolders() {
-    String resource = "audit-" + ++resources;
-    FencedLeaseManager leases = fx.fencedLeases(Duration.ofSeconds(30));
-    Lease first = leases.acquire(resource, Duration.ZERO);
-    fx.expireInRedis(resource);
-    current = leases.acquire(resource, Duration.ZERO);
-    stale = FencingFixture.unawareOfLoss(first);
+    FencingFixture.Holders holders = fx.staleAndCurrent("audit");
+    stale = holders.stale();
+    current = holders.current();
   }
 
   @AfterEach
