@@ -215,12 +215,6 @@ public final class FencedProxies {
           return lease;
         case "fenceSql":
           return sql;
-        case "verifyFenceForTransaction":
-          verifyForTransaction();
-          return null;
-        case "classifyNoRows":
-          classifyNoRows();
-          return null;
         case "unwrap":
           if (((Class<?>) args[0]).isInstance(proxy)) {
             return proxy;
