@@ -1,8 +1,8 @@
 package dev.fencing.jdbc;
 
+import dev.fencing.jdbc.internal.FenceSql;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * Where the fence lives and how registration waits, validated on construction.
@@ -26,8 +26,6 @@ public record FenceOptions(
   /** The default fence schema. */
   public static final String DEFAULT_SCHEMA = "fencing";
 
-  private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
-
   /**
    * Validates the options.
    *
@@ -39,12 +37,7 @@ public record FenceOptions(
     Objects.requireNonNull(schema, "schema");
     Objects.requireNonNull(registrationLockTimeout, "registrationLockTimeout");
     Objects.requireNonNull(registrationTimeout, "registrationTimeout");
-    if (!IDENTIFIER.matcher(schema).matches()) {
-      throw new IllegalArgumentException(
-          "schema must be a plain identifier [A-Za-z_][A-Za-z0-9_]* of at most 63 characters, got \""
-              + schema
-              + "\"");
-    }
+    FenceSql.requireIdentifier("schema", schema);
     if (registrationLockTimeout.isZero() || registrationLockTimeout.isNegative()) {
       throw new IllegalArgumentException(
           "registrationLockTimeout must be positive, got " + registrationLockTimeout);

@@ -38,14 +38,24 @@ public class StaleTokenException extends SQLNonTransientException {
     this.currentToken = currentToken;
   }
 
-  static StaleTokenException rejected(String resource, FencingToken attempted, long current) {
+  /**
+   * Creates the exception for a write or registration that the fence rejected.
+   *
+   * @param resource the resource
+   * @param attempted the writer's token
+   * @param current the token the fence holds, 0 if none
+   * @return the exception
+   */
+  public static StaleTokenException rejected(
+      String resource, FencingToken attempted, long current) {
     return new StaleTokenException(
         "stale fencing token for resource \""
             + resource
             + "\": attempted "
             + attempted
             + ", current "
-            + current,
+            + current
+            + (current == attempted.value() ? " (registered by another lease)" : ""),
         resource,
         attempted.value(),
         current,

@@ -231,12 +231,7 @@ public final class RedisLeaseStore {
   }
 
   boolean release(RedisLease lease) {
-    Keys keys = lease.keys();
-    long deleted =
-        await(
-            run(Scripts.RELEASE, keys.lock(), List.of(keys.lock(), keys.channel()), lease.value()),
-            "releasing the lease on \"" + lease.resource() + "\"");
-    return deleted == 1;
+    return await(releaseAsync(lease), "releasing the lease on \"" + lease.resource() + "\"") == 1;
   }
 
   CompletableFuture<Long> releaseAsync(RedisLease lease) {

@@ -297,18 +297,7 @@ public final class FencedProxies {
               return;
             }
           }
-          throw new StaleTokenException(
-              "stale fencing token for resource \""
-                  + lease.resource()
-                  + "\": attempted "
-                  + lease.token()
-                  + ", current "
-                  + current
-                  + (current == lease.token().value() ? " (registered by another lease)" : ""),
-              lease.resource(),
-              lease.token().value(),
-              current,
-              null);
+          throw StaleTokenException.rejected(lease.resource(), lease.token(), current);
         }
       }
     }

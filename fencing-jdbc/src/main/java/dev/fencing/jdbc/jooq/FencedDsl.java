@@ -260,17 +260,7 @@ public final class FencedDsl {
       return 0;
     }
     StaleTokenException stale =
-        new StaleTokenException(
-            "stale fencing token for resource \""
-                + lease.resource()
-                + "\": attempted "
-                + lease.token()
-                + ", current "
-                + current,
-            lease.resource(),
-            lease.token().value(),
-            current,
-            null);
+        StaleTokenException.rejected(lease.resource(), lease.token(), current);
     throw new DataAccessException(stale.getMessage(), stale);
   }
 }
