@@ -5,6 +5,7 @@
 module dev.fencing.jdbc {
   requires transitive dev.fencing.core;
   requires transitive java.sql;
+  requires dev.fencing.schema;
   requires static transitive org.jooq;
   requires org.slf4j;
 

@@ -1,6 +1,7 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.jdbc.internal.FenceSql;
+import dev.fencing.schema.FenceSchema;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -24,7 +25,7 @@ public record FenceOptions(
     boolean triggerMode) {
 
   /** The default fence schema. */
-  public static final String DEFAULT_SCHEMA = "fencing";
+  public static final String DEFAULT_SCHEMA = FenceSchema.DEFAULT_SCHEMA;
 
   /**
    * Validates the options.

@@ -1,6 +1,7 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.core.FencingToken;
+import dev.fencing.schema.FenceSchema;
 import java.sql.SQLNonTransientException;
 
 /**
@@ -15,7 +16,7 @@ public class StaleTokenException extends SQLNonTransientException {
   private static final long serialVersionUID = 1L;
 
   /** The SQLState of a rejected stale write. */
-  public static final String SQL_STATE = "ZF001";
+  public static final String SQL_STATE = FenceSchema.SQLSTATE_STALE_TOKEN;
 
   private final String resource;
   private final long attemptedToken;

@@ -1,6 +1,7 @@
 package dev.fencing.migrations;
 
 import dev.fencing.migrations.internal.TableMigrator;
+import dev.fencing.schema.FenceSchema;
 import java.util.Map;
 import java.util.Objects;
 import javax.sql.DataSource;
@@ -18,7 +19,7 @@ import org.flywaydb.core.api.output.MigrateResult;
  */
 public final class FencingMigrations {
   /** Default schema for the fencing objects. */
-  public static final String DEFAULT_SCHEMA = "fencing";
+  public static final String DEFAULT_SCHEMA = FenceSchema.DEFAULT_SCHEMA;
 
   /** Flyway history table of the fencing migrations (inside the fencing schema). */
   public static final String HISTORY_TABLE = "fencing_schema_history";
@@ -79,7 +80,7 @@ public final class FencingMigrations {
    */
   public static FluentConfiguration flywayConfiguration(DataSource dataSource, String schema) {
     Objects.requireNonNull(dataSource, "dataSource");
-    dev.fencing.migrations.internal.Identifiers.requireIdentifier("schema name", schema);
+    FenceSchema.requireIdentifier("schema name", schema);
     return Flyway.configure(FencingMigrations.class.getClassLoader())
         .dataSource(dataSource)
         .schemas(schema)

@@ -1,6 +1,6 @@
 package dev.fencing.migrations;
 
-import dev.fencing.migrations.internal.Identifiers;
+import dev.fencing.schema.FenceSchema;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -52,18 +52,18 @@ public record MigrationOptions(
    * @throws NullPointerException if a list, map, mode or duration is null
    */
   public MigrationOptions {
-    Identifiers.requireIdentifier("schema name", schema);
+    FenceSchema.requireIdentifier("schema name", schema);
     Objects.requireNonNull(fencedTables, "fencedTables");
     Objects.requireNonNull(enforcedTables, "enforcedTables");
     Objects.requireNonNull(lockTimeout, "lockTimeout");
     Objects.requireNonNull(maxTotalWait, "maxTotalWait");
     List<String> tables = new ArrayList<>(fencedTables.size());
     for (String table : fencedTables) {
-      tables.add(Identifiers.requireTableName(table));
+      tables.add(FenceSchema.requireTableName(table));
     }
     Map<String, EnforcementMode> enforced = new LinkedHashMap<>();
     for (Map.Entry<String, EnforcementMode> e : enforcedTables.entrySet()) {
-      Identifiers.requireTableName(e.getKey());
+      FenceSchema.requireTableName(e.getKey());
       enforced.put(
           e.getKey(), Objects.requireNonNull(e.getValue(), "enforcement mode of " + e.getKey()));
     }

@@ -127,7 +127,10 @@ class MigrateTest {
     table("old_fenced");
     table("new_fenced");
     TestDb.exec(
-        "ALTER TABLE " + app + ".old_fenced ADD COLUMN fence_token bigint NOT NULL DEFAULT 0",
+        "ALTER TABLE "
+            + app
+            + ".old_fenced ADD COLUMN fence_token bigint NOT NULL DEFAULT 0,"
+            + " ADD COLUMN fence_resource text",
         "UPDATE " + app + ".old_fenced SET fence_token = 7");
 
     MigrationReport report =
@@ -143,6 +146,27 @@ class MigrateTest {
     assertThat(report.ddlStatements()).isEqualTo(1);
     assertThat(TestDb.queryLong("SELECT min(fence_token) FROM " + app + ".old_fenced"))
         .isEqualTo(7);
+  }
+
+  @Test
+  void shouldAddTheResourceColumnToTablesFencedBeforeItExisted() {
+    String fencing = db.newSchema("mig_fr");
+    table("token_only");
+    TestDb.exec(
+        "ALTER TABLE " + app + ".token_only ADD COLUMN fence_token bigint NOT NULL DEFAULT 0",
+        "UPDATE " + app + ".token_only SET fence_token = 7");
+
+    MigrationReport report =
+        FencingMigrations.migrate(
+            ds, MigrationOptions.builder().schema(fencing).fence(app + ".token_only").build());
+
+    assertThat(report.columnsAdded()).containsExactly(app + ".token_only");
+    assertThat(TestDb.queryLong("SELECT min(fence_token) FROM " + app + ".token_only"))
+        .isEqualTo(7);
+    assertThat(
+            TestDb.queryLong(
+                "SELECT count(*) FROM " + app + ".token_only WHERE fence_resource IS NULL"))
+        .isPositive();
   }
 
   @Test

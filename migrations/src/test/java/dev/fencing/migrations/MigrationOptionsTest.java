@@ -62,7 +62,8 @@ class MigrationOptionsTest {
     CountingDataSource ds = new CountingDataSource();
     assertThatThrownBy(() -> MigrationOptions.builder().schema(bad).fence("t").build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("schema name '" + bad + "'");
+        .hasMessageContaining("schema name must be a plain identifier")
+        .hasMessageContaining("'" + bad + "'");
     assertThatThrownBy(() -> FencingMigrations.flywayConfiguration(ds, bad))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("'" + bad + "'");

@@ -2,6 +2,7 @@ package dev.fencing.jdbc.internal;
 
 import dev.fencing.core.Lease;
 import dev.fencing.core.internal.ResourceNames;
+import dev.fencing.schema.FenceSchema;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +18,6 @@ import java.util.stream.Collectors;
  */
 public final class FenceSql {
 
-  private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
   private static final int MAX_CACHED_STATEMENTS = 256;
   private static final Pattern LEASE_ID = Pattern.compile("[A-Za-z0-9_-]{1,128}");
 
@@ -25,7 +25,7 @@ public final class FenceSql {
 
   /** Creates the SQL for a fence in {@code schema} (validated by the caller). */
   public FenceSql(String schema) {
-    this.fenceTable = quote(requireIdentifier("schema", schema)) + ".fence";
+    this.fenceTable = FenceSchema.fenceTable(schema);
   }
 
   /** Reads the registration of a resource: one parameter, the resource. */
@@ -62,7 +62,10 @@ public final class FenceSql {
   public final class Bound {
     private final Map<List<Object>, Guarded> cache = new ConcurrentHashMap<>();
     private final long token;
+    private final String stamp;
+    private final String rowGuard;
     private final String fenceHeld;
+    private final String resourceLiteral;
     private final String verifyForTransaction;
 
     private Bound(Lease lease) {
@@ -73,6 +76,25 @@ public final class FenceSql {
             "lease id must be 1 to 128 characters from A-Z a-z 0-9 _ -, got \"" + leaseId + "\"");
       }
       this.token = lease.token().value();
+      this.resourceLiteral = "'" + resource + "'";
+      this.stamp =
+          FenceSchema.TOKEN_COLUMN
+              + " = "
+              + token
+              + ", "
+              + FenceSchema.RESOURCE_COLUMN
+              + " = "
+              + resourceLiteral;
+      this.rowGuard =
+          "("
+              + FenceSchema.TOKEN_COLUMN
+              + " <= "
+              + token
+              + " OR "
+              + FenceSchema.RESOURCE_COLUMN
+              + " <> "
+              + resourceLiteral
+              + ")";
       String key = "'" + resource + "/" + token + "/" + leaseId + "'";
       String registration =
           " FROM "
@@ -155,24 +177,19 @@ public final class FenceSql {
               + quoteTable(table)
               + " SET "
               + assignments
-              + ", fence_token = "
-              + token
+              + ", "
+              + stamp
               + " WHERE ("
               + condition
-              + ") AND fence_token <= "
-              + token;
+              + ") AND "
+              + rowGuard;
       return new Guarded(rowGuarded + " AND " + fenceHeld, rowGuarded);
     }
 
     private Guarded buildDelete(String table, String condition) {
       requireFragment("condition", condition);
       String rowGuarded =
-          "DELETE FROM "
-              + quoteTable(table)
-              + " WHERE ("
-              + condition
-              + ") AND fence_token <= "
-              + token;
+          "DELETE FROM " + quoteTable(table) + " WHERE (" + condition + ") AND " + rowGuard;
       return new Guarded(rowGuarded + " AND " + fenceHeld, rowGuarded);
     }
 
@@ -200,8 +217,9 @@ public final class FenceSql {
               + conflictColumns.stream().map(FenceSql::quote).collect(Collectors.joining(", "))
               + ") DO UPDATE SET "
               + (updates.isEmpty() ? "" : updates + ", ")
-              + "fence_token = EXCLUDED.fence_token WHERE fenced_target.fence_token <="
-              + " EXCLUDED.fence_token";
+              + "fence_token = EXCLUDED.fence_token, fence_resource = EXCLUDED.fence_resource"
+              + " WHERE fenced_target.fence_token <= EXCLUDED.fence_token"
+              + " OR fenced_target.fence_resource <> EXCLUDED.fence_resource";
       return new Guarded(
           insertPrefix(table, columns, true) + onConflict,
           insertPrefix(table, columns, false) + onConflict);
@@ -212,18 +230,21 @@ public final class FenceSql {
         throw new IllegalArgumentException("an insert needs at least one column");
       }
       columns.forEach(column -> requireIdentifier("column", column));
-      if (columns.contains("fence_token")) {
-        throw new IllegalArgumentException("fence_token is set by the guard; do not insert it");
+      for (String fenceColumn : List.of(FenceSchema.TOKEN_COLUMN, FenceSchema.RESOURCE_COLUMN)) {
+        if (columns.contains(fenceColumn)) {
+          throw new IllegalArgumentException(
+              fenceColumn + " is set by the guard; do not insert it");
+        }
       }
       String values = columns.stream().map(column -> "?").collect(Collectors.joining(", "));
       return "INSERT INTO "
           + quoteTable(table)
           + " AS fenced_target ("
           + columns.stream().map(FenceSql::quote).collect(Collectors.joining(", "))
-          + ", fence_token) "
+          + ", fence_token, fence_resource) "
           + (checkFence
-              ? "SELECT " + values + ", " + token + " WHERE " + fenceHeld
-              : "VALUES (" + values + ", " + token + ")");
+              ? "SELECT " + values + ", " + token + ", " + resourceLiteral + " WHERE " + fenceHeld
+              : "VALUES (" + values + ", " + token + ", " + resourceLiteral + ")");
     }
   }
 
@@ -233,23 +254,7 @@ public final class FenceSql {
    * @throws IllegalArgumentException if a part is not a plain identifier
    */
   public static String quoteTable(String table) {
-    if (table == null) {
-      throw new IllegalArgumentException("table name must not be null");
-    }
-    String[] parts = table.split("\\.", -1);
-    if (parts.length > 2) {
-      throw new IllegalArgumentException(
-          "table name must be table or schema.table, got \"" + table + "\"");
-    }
-    StringBuilder quoted = new StringBuilder();
-    for (String part : parts) {
-      requireIdentifier("table name", part);
-      if (quoted.length() > 0) {
-        quoted.append('.');
-      }
-      quoted.append(quote(part));
-    }
-    return quoted.toString();
+    return FenceSchema.quote(FenceSchema.requireTableName(table));
   }
 
   /**
@@ -258,13 +263,7 @@ public final class FenceSql {
    * @throws IllegalArgumentException naming the bad value
    */
   public static String requireIdentifier(String what, String value) {
-    if (value == null || !IDENTIFIER.matcher(value).matches()) {
-      throw new IllegalArgumentException(
-          what
-              + " must be a plain identifier [A-Za-z_][A-Za-z0-9_]* of at most 63 characters, got "
-              + (value == null ? "null" : "\"" + value + "\""));
-    }
-    return value;
+    return FenceSchema.requireIdentifier(what, value);
   }
 
   private static String quote(String identifier) {

@@ -6,6 +6,7 @@ import dev.fencing.jdbc.FencedDataSource;
 import dev.fencing.jdbc.Fencing;
 import dev.fencing.jdbc.StaleTokenException;
 import dev.fencing.jdbc.internal.FenceSql;
+import dev.fencing.schema.FenceSchema;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -41,7 +42,7 @@ import org.jooq.impl.SQLDataType;
 public final class FencedDsl {
 
   /** The name of the fence column the {@code migrations} module adds to fenced tables. */
-  public static final String FENCE_COLUMN = "fence_token";
+  public static final String FENCE_COLUMN = FenceSchema.TOKEN_COLUMN;
 
   private final FenceSql sql;
   private final Table<?> fenceTable;
@@ -79,7 +80,8 @@ public final class FencedDsl {
   }
 
   /** The query parts of one lease, built once: a job runs many writes under the same lease. */
-  private record LeaseParts(Lease lease, Field<Long> token, Condition fenceHeld) {}
+  private record LeaseParts(
+      Lease lease, Field<Long> token, Field<String> resource, Condition fenceHeld) {}
 
   private LeaseParts parts(Lease lease) {
     LeaseParts parts = last;
@@ -89,6 +91,7 @@ public final class FencedDsl {
           new LeaseParts(
               lease,
               DSL.inline(lease.token().value(), SQLDataType.BIGINT),
+              DSL.inline(lease.resource(), SQLDataType.CLOB),
               DSL.condition(bound.fenceHeld()));
       last = parts;
     }
@@ -100,16 +103,33 @@ public final class FencedDsl {
     return DSL.field(table.getQualifiedName().append(FENCE_COLUMN), SQLDataType.BIGINT);
   }
 
+  /** The column of {@code table} that names the resource whose holder wrote the row. */
+  public Field<String> resourceColumn(Table<?> table) {
+    return DSL.field(
+        table.getQualifiedName().append(FenceSchema.RESOURCE_COLUMN), SQLDataType.CLOB);
+  }
+
+  /**
+   * The row guard on {@code table}: the stored row was not written by a newer holder of the same
+   * resource (tokens of different resources are never compared).
+   */
+  private Condition rowGuard(Table<?> table, Lease lease) {
+    return fenceColumn(table)
+        .le(token(lease))
+        .or(resourceColumn(table).ne(parts(lease).resource()));
+  }
+
   /**
    * Both guards on {@code table} as one condition, for queries you build yourself: the row guard
-   * ({@code fence_token <= token}) and the resource fence of the current scope. Also set {@code
-   * fence_token} to {@link #token()} in your update.
+   * ({@code fence_token <= token}, compared only for rows last written under the same resource) and
+   * the resource fence of the current scope. Also set {@code fence_token} to {@link #token()} and
+   * {@code fence_resource} to the lease's resource in your update.
    *
    * @throws IllegalStateException outside a {@link Fencing} scope
    */
   public Condition guard(Table<?> table) {
     Lease lease = requireScope();
-    return fenceColumn(table).le(token(lease)).and(fenceHeld(lease));
+    return rowGuard(table, lease).and(fenceHeld(lease));
   }
 
   /**
@@ -132,8 +152,9 @@ public final class FencedDsl {
         ctx.update(table)
             .set(values)
             .set(fence, token(lease))
+            .set(resourceColumn(table), parts(lease).resource())
             .where(condition)
-            .and(fence.le(token(lease)))
+            .and(rowGuard(table, lease))
             .and(fenceHeld(lease))
             .execute();
     return classified(ctx, lease, rows);
@@ -154,7 +175,7 @@ public final class FencedDsl {
     int rows =
         ctx.deleteFrom(table)
             .where(condition)
-            .and(fenceColumn(table).le(token(lease)))
+            .and(rowGuard(table, lease))
             .and(fenceHeld(lease))
             .execute();
     return classified(ctx, lease, rows);
@@ -174,6 +195,7 @@ public final class FencedDsl {
     Lease lease = requireScope();
     List<Field<?>> columns = new ArrayList<>(values.keySet());
     columns.add(fenceColumn(table));
+    columns.add(resourceColumn(table));
     int rows = ctx.insertInto(table).columns(columns).select(selectRow(lease, values)).execute();
     return classified(ctx, lease, rows);
   }
@@ -199,10 +221,13 @@ public final class FencedDsl {
       throw new IllegalArgumentException("upsert keys " + keys + " must be among the values");
     }
     Field<Long> fence = fenceColumn(table);
+    Field<String> resource = resourceColumn(table);
     List<Field<?>> columns = new ArrayList<>(values.keySet());
     columns.add(fence);
+    columns.add(resource);
     Map<Field<?>, Object> updates = new LinkedHashMap<>();
     updates.put(fence, DSL.excluded(fence));
+    updates.put(resource, DSL.excluded(resource));
     for (Field<?> column : values.keySet()) {
       if (!keys.contains(column)) {
         Field<?> plain = DSL.field(DSL.name(column.getUnqualifiedName()), column.getDataType());
@@ -216,7 +241,10 @@ public final class FencedDsl {
             .onConflict(keys)
             .doUpdate()
             .set(updates);
-    int rows = update.where(fence.le(DSL.excluded(fence))).execute();
+    int rows =
+        update
+            .where(fence.le(DSL.excluded(fence)).or(resource.ne(DSL.excluded(resource))))
+            .execute();
     return classified(ctx, lease, rows);
   }
 
@@ -224,6 +252,7 @@ public final class FencedDsl {
     List<SelectFieldOrAsterisk> row = new ArrayList<>();
     values.forEach((field, value) -> row.add(value(field, value)));
     row.add(token(lease));
+    row.add(parts(lease).resource());
     return DSL.select(row).where(fenceHeld(lease));
   }
 

@@ -5,6 +5,7 @@ import dev.fencing.migrations.FencingMigrationException;
 import dev.fencing.migrations.LockNotAcquiredException;
 import dev.fencing.migrations.MigrationOptions;
 import dev.fencing.migrations.MigrationReport;
+import dev.fencing.schema.FenceSchema;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -111,7 +112,7 @@ public final class TableMigrator {
             "SELECT n.nspname, c.relname, c.relkind FROM pg_catalog.pg_class c"
                 + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
                 + " WHERE c.oid = pg_catalog.to_regclass(?)")) {
-      ps.setString(1, Identifiers.quote(table));
+      ps.setString(1, FenceSchema.quote(table));
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           throw new FencingMigrationException("table " + table + " does not exist", null);
@@ -129,42 +130,74 @@ public final class TableMigrator {
 
   private void addColumn(Connection c, String table) throws SQLException {
     int dot = table.indexOf('.');
+    boolean hasToken = false;
+    boolean hasResource = false;
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT data_type, is_nullable FROM information_schema.columns"
-                + " WHERE table_schema = ? AND table_name = ? AND column_name = 'fence_token'")) {
+            "SELECT column_name, data_type, is_nullable FROM information_schema.columns"
+                + " WHERE table_schema = ? AND table_name = ? AND column_name IN (?, ?)")) {
       ps.setString(1, table.substring(0, dot));
       ps.setString(2, table.substring(dot + 1));
+      ps.setString(3, FenceSchema.TOKEN_COLUMN);
+      ps.setString(4, FenceSchema.RESOURCE_COLUMN);
       try (ResultSet rs = ps.executeQuery()) {
-        if (rs.next()) {
-          String type = rs.getString(1);
-          String nullable = rs.getString(2);
-          if (!"bigint".equals(type) || !"NO".equals(nullable)) {
-            throw new FencingMigrationException(
-                "table "
-                    + table
-                    + " already has a fence_token column, but it is "
-                    + type
-                    + ("NO".equals(nullable) ? " NOT NULL" : " nullable")
-                    + "; fencing needs bigint NOT NULL DEFAULT 0",
-                null);
+        while (rs.next()) {
+          String column = rs.getString(1);
+          String type = rs.getString(2);
+          String nullable = rs.getString(3);
+          if (FenceSchema.TOKEN_COLUMN.equals(column)) {
+            requireColumnType(table, column, type, nullable, "bigint", false);
+            hasToken = true;
+          } else {
+            requireColumnType(table, column, type, nullable, "text", true);
+            hasResource = true;
           }
-          columnsPresent.add(table);
-          return;
         }
       }
     }
-    String q = Identifiers.quote(table);
+    if (hasToken && hasResource) {
+      columnsPresent.add(table);
+      return;
+    }
+    String q = FenceSchema.quote(table);
     runDdl(
         c,
         table,
-        "add column fence_token",
+        "add the fence columns",
         "LOCK TABLE " + q + " IN ACCESS EXCLUSIVE MODE",
         List.of(
             "ALTER TABLE "
                 + q
-                + " ADD COLUMN IF NOT EXISTS fence_token BIGINT NOT NULL DEFAULT 0"));
+                + " ADD COLUMN IF NOT EXISTS "
+                + FenceSchema.TOKEN_COLUMN
+                + " BIGINT NOT NULL DEFAULT 0, ADD COLUMN IF NOT EXISTS "
+                + FenceSchema.RESOURCE_COLUMN
+                + " TEXT"));
     columnsAdded.add(table);
+  }
+
+  private static void requireColumnType(
+      String table,
+      String column,
+      String type,
+      String nullable,
+      String expectedType,
+      boolean expectNullable) {
+    boolean isNullable = !"NO".equals(nullable);
+    if (!expectedType.equals(type) || isNullable != expectNullable) {
+      throw new FencingMigrationException(
+          "table "
+              + table
+              + " already has a "
+              + column
+              + " column, but it is "
+              + type
+              + (isNullable ? " nullable" : " NOT NULL")
+              + "; fencing needs "
+              + expectedType
+              + (expectNullable ? " (nullable)" : " NOT NULL DEFAULT 0"),
+          null);
+    }
   }
 
   private void installTrigger(Connection c, String table, EnforcementMode mode)
@@ -178,7 +211,7 @@ public final class TableMigrator {
                 + " JOIN pg_catalog.pg_proc p ON p.oid = t.tgfoid"
                 + " JOIN pg_catalog.pg_namespace pn ON pn.oid = p.pronamespace"
                 + " WHERE t.tgrelid = pg_catalog.to_regclass(?) AND t.tgname = 'fencing_enforce'")) {
-      ps.setString(1, Identifiers.quote(table));
+      ps.setString(1, FenceSchema.quote(table));
       try (ResultSet rs = ps.executeQuery()) {
         if (rs.next()) {
           String expectedArgs =
@@ -198,7 +231,7 @@ public final class TableMigrator {
         }
       }
     }
-    String q = Identifiers.quote(table);
+    String q = FenceSchema.quote(table);
     runDdl(
         c,
         table,
@@ -208,7 +241,7 @@ public final class TableMigrator {
             "CREATE OR REPLACE TRIGGER fencing_enforce BEFORE INSERT OR UPDATE OR DELETE ON "
                 + q
                 + " FOR EACH ROW EXECUTE FUNCTION "
-                + Identifiers.quote(options.schema())
+                + FenceSchema.quote(options.schema())
                 + ".enforce_fence('"
                 + mode.triggerArgument()
                 + "')",
