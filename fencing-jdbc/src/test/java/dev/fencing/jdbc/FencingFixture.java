@@ -203,6 +203,7 @@ final class FencingFixture implements AutoCloseable {
   @Override
   public void close() {
     managers.forEach(RedisLeaseManager::close);
+    redisson.getKeys().deleteByPattern(prefix + "*");
     pool.close();
     exec(
         "DROP SCHEMA IF EXISTS " + schema + " CASCADE",

@@ -8,6 +8,7 @@ import dev.fencing.jdbc.jooq.FencedDsl;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.SQLDialect;
@@ -74,14 +75,7 @@ class JooqFencingTest {
     fx.insertAccount(1, "nobody", 0);
     assertThat(setOwner(current, 1, "B")).isEqualTo(1);
 
-    assertThatThrownBy(() -> setOwner(stale, 1, "A"))
-        .isInstanceOfSatisfying(
-            DataAccessException.class,
-            e -> {
-              StaleTokenException stale = (StaleTokenException) e.getCause();
-              assertThat((Object) stale).isInstanceOf(StaleTokenException.class);
-              assertThat(stale.currentToken()).isEqualTo(current.token().value());
-            });
+    assertRejectedAsStale(() -> setOwner(stale, 1, "A"));
     assertThat(fx.ownerOf(1)).isEqualTo("B");
     assertThat(fx.queryLong("SELECT fence_token FROM " + fx.table("accounts") + " WHERE id = 1"))
         .isEqualTo(current.token().value());
@@ -90,7 +84,7 @@ class JooqFencingTest {
   @Test
   void shouldRejectAStaleUpdateOfARowTheSuccessorNeverTouched() {
     fx.insertAccount(2, "nobody", 0);
-    assertThatThrownBy(() -> setOwner(stale, 2, "A")).isInstanceOf(DataAccessException.class);
+    assertRejectedAsStale(() -> setOwner(stale, 2, "A"));
     assertThat(fx.ownerOf(2)).isEqualTo("nobody");
   }
 
@@ -110,24 +104,39 @@ class JooqFencingTest {
     row.put(CUSTOMER, 1L);
     row.put(AMOUNT, 100L);
     assertThat(Fencing.call(current, () -> fenced.insert(ctx, charges, row))).isEqualTo(1);
-    assertThatThrownBy(() -> Fencing.call(stale, () -> fenced.insert(ctx, charges, row)))
-        .isInstanceOf(DataAccessException.class);
+    Map<Field<?>, Object> staleRow = new LinkedHashMap<>();
+    staleRow.put(CUSTOMER, 2L);
+    staleRow.put(AMOUNT, 100L);
+    assertRejectedAsStale(() -> Fencing.call(stale, () -> fenced.insert(ctx, charges, staleRow)));
+    assertRejectedAsStale(
+        () -> Fencing.call(stale, () -> fenced.upsert(ctx, charges, staleRow, List.of(CUSTOMER))));
+    assertThat(
+            fx.queryLong("SELECT count(*) FROM " + fx.table("charges") + " WHERE customer_id = 2"))
+        .as("a new key, so only the fence could have stopped the stale insert")
+        .isZero();
 
     row.put(AMOUNT, 250L);
     assertThat(Fencing.call(current, () -> fenced.upsert(ctx, charges, row, List.of(CUSTOMER))))
         .isEqualTo(1);
     row.put(AMOUNT, 999L);
-    assertThatThrownBy(
-            () -> Fencing.call(stale, () -> fenced.upsert(ctx, charges, row, List.of(CUSTOMER))))
-        .isInstanceOf(DataAccessException.class);
+    assertRejectedAsStale(
+        () -> Fencing.call(stale, () -> fenced.upsert(ctx, charges, row, List.of(CUSTOMER))));
     assertThat(fx.queryLong("SELECT amount FROM " + fx.table("charges"))).isEqualTo(250);
 
-    assertThatThrownBy(
-            () -> Fencing.call(stale, () -> fenced.delete(ctx, charges, CUSTOMER.eq(1L))))
-        .isInstanceOf(DataAccessException.class);
+    assertRejectedAsStale(
+        () -> Fencing.call(stale, () -> fenced.delete(ctx, charges, CUSTOMER.eq(1L))));
     assertThat(Fencing.call(current, () -> fenced.delete(ctx, charges, CUSTOMER.eq(1L))))
         .isEqualTo(1);
     assertThat(fx.queryLong("SELECT count(*) FROM " + fx.table("charges"))).isZero();
+  }
+
+  @Test
+  void withAPlainJooqInsertTheStaleHoldersNewRowLands() {
+    int rows =
+        Fencing.call(
+            stale,
+            () -> ctx.insertInto(charges).columns(CUSTOMER, AMOUNT).values(3L, 100L).execute());
+    assertThat(rows).as("the violation FencedDsl prevents").isEqualTo(1);
   }
 
   @Test
@@ -140,5 +149,19 @@ class JooqFencingTest {
     assertThatThrownBy(() -> fenced.update(ctx, accounts, Map.of(OWNER, "X"), ID.eq(1L)))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("Fencing.run");
+  }
+
+  /** Exactly the documented rejection: a {@link StaleTokenException} naming both registrations. */
+  private void assertRejectedAsStale(ThrowingCallable write) {
+    assertThatThrownBy(write)
+        .isExactlyInstanceOf(DataAccessException.class)
+        .cause()
+        .isInstanceOfSatisfying(
+            StaleTokenException.class,
+            e -> {
+              assertThat(e.resource()).isEqualTo(stale.resource());
+              assertThat(e.attemptedToken()).isEqualTo(stale.token().value());
+              assertThat(e.currentToken()).isEqualTo(current.token().value());
+            });
   }
 }

@@ -1,29 +1,38 @@
 package dev.fencing.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.Lease;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.Random;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A successor's registration racing the stale holder's in-flight write, with randomized timing:
- * either the stale write commits before the registration takes effect (and the successor sees it),
- * or it is rejected. Never both a registration and a later stale commit.
+ * A successor's registration and the stale holder's in-flight write, in both orders, step by step:
+ * each side is made to wait for the other, and the wait is observed in {@code pg_stat_activity}
+ * before the other side goes on. Without the fence row's share lock neither side would wait, and
+ * both tests fail.
  */
 class RegistrationRaceTest {
 
+  private static final Duration WAIT_BOUND = Duration.ofSeconds(15);
+
   private static FencingFixture fx;
+  private ExecutorService background;
 
   @BeforeAll
   static void setUp() {
@@ -35,79 +44,147 @@ class RegistrationRaceTest {
     fx.close();
   }
 
-  @Test
-  void aRegistrationNeverInterleavesWithAStaleInFlightWrite() throws Exception {
-    long seed = System.nanoTime();
-    Random random = new Random(seed);
-    ExecutorService staleThread = Executors.newSingleThreadExecutor();
-    int staleCommitted = 0;
-    int staleRejected = 0;
-    try {
-      for (int i = 0; i < 40; i++) {
-        String resource = "race-" + i;
-        String mark = "A-" + i;
-        fx.insertAccount(i, "nobody", 0);
-        FencedLeaseManager leases = fx.fencedLeases(Duration.ofSeconds(30));
-        Lease a = FencingFixture.unawareOfLoss(leases.acquire(resource, Duration.ZERO));
-        int beforeWrite = random.nextInt(15);
-        int beforeCommit = random.nextInt(15);
-        int beforeTakeover = random.nextInt(20);
-        long id = i;
-        Future<Boolean> staleWrite =
-            staleThread.submit(() -> writeInTransaction(a, id, mark, beforeWrite, beforeCommit));
-
-        Thread.sleep(beforeTakeover);
-        fx.expireInRedis(resource);
-        Lease b = leases.acquire(resource, Duration.ofSeconds(10));
-        String seenAfterRegistration = fx.ownerOf(id);
-        boolean committed = staleWrite.get(30, TimeUnit.SECONDS);
-        b.close();
-
-        if (committed) {
-          staleCommitted++;
-          assertThat(seenAfterRegistration)
-              .as("seed %d, round %d: the stale write committed after the registration", seed, i)
-              .isEqualTo(mark);
-        } else {
-          staleRejected++;
-          assertThat(fx.ownerOf(id)).as("seed %d, round %d", seed, i).isEqualTo("nobody");
-        }
-      }
-    } finally {
-      staleThread.shutdownNow();
-    }
-    System.out.printf(
-        "[registration race] seed %d: stale write committed first %d times, rejected %d times%n",
-        seed, staleCommitted, staleRejected);
-    assertThat(staleCommitted + staleRejected).isEqualTo(40);
+  @BeforeEach
+  void startBackground() {
+    background = Executors.newSingleThreadExecutor();
   }
 
-  private static boolean writeInTransaction(
-      Lease lease, long id, String owner, int beforeWrite, int beforeCommit) throws Exception {
-    return Fencing.call(
-        lease,
-        () -> {
-          try (Connection c = fx.db.getConnection()) {
-            c.setAutoCommit(false);
-            try (PreparedStatement update =
-                GuardedStatements.update(c, fx.table("accounts"), "owner = ?", "id = ?")) {
-              Thread.sleep(beforeWrite);
-              update.setString(1, owner);
-              update.setLong(2, id);
-              update.executeUpdate();
-              Thread.sleep(beforeCommit);
-              c.commit();
-              return true;
-            } catch (StaleTokenException rejected) {
-              c.rollback();
-              return false;
-            } catch (SQLException e) {
-              c.rollback();
-              throw e;
-            } finally {
-              c.setAutoCommit(true);
-            }
+  @AfterEach
+  void stopBackground() {
+    background.shutdownNow();
+  }
+
+  @Test
+  void aRegistrationWaitsForTheStaleHoldersInFlightWriteAndThenSeesIt() throws Exception {
+    fx.insertAccount(1, "nobody", 0);
+    FencedLeaseManager leases = fx.fencedLeases(Duration.ofSeconds(30));
+    Lease stale = FencingFixture.unawareOfLoss(leases.acquire("race-write-first", Duration.ZERO));
+
+    try (Connection inFlight = Fencing.call(stale, () -> fx.db.getConnection())) {
+      inFlight.setAutoCommit(false);
+      int stalePid = backendPid(inFlight);
+      try (PreparedStatement update =
+          GuardedStatements.update(inFlight, fx.table("accounts"), "owner = ?", "id = ?")) {
+        update.setString(1, "A");
+        update.setLong(2, 1);
+        assertThat(update.executeUpdate()).isEqualTo(1);
+      }
+
+      fx.expireInRedis("race-write-first");
+      Future<Lease> registration =
+          background.submit(() -> leases.acquire("race-write-first", Duration.ofSeconds(10)));
+      awaitBlockedBy(stalePid, "the successor's registration");
+      assertThat(registration.isDone())
+          .as("the registration went ahead while the stale write was in flight")
+          .isFalse();
+
+      inFlight.commit();
+      try (Lease successor = registration.get(WAIT_BOUND.toSeconds(), TimeUnit.SECONDS)) {
+        assertThat(fx.ownerOf(1))
+            .as("the stale write committed before the registration took effect")
+            .isEqualTo("A");
+        assertThat(fx.guardedSetOwner(successor, 1, "B")).isEqualTo(1);
+        assertThatThrownBy(() -> fx.guardedSetOwner(stale, 1, "A-again"))
+            .isInstanceOf(StaleTokenException.class);
+      }
+      inFlight.setAutoCommit(true);
+    }
+    assertThat(fx.ownerOf(1)).isEqualTo("B");
+  }
+
+  @Test
+  void aStaleWriteArrivingWhileARegistrationIsInFlightWaitsAndIsRejected() throws Exception {
+    fx.insertAccount(2, "nobody", 0);
+    FencedLeaseManager leases = fx.fencedLeases(Duration.ofSeconds(30));
+    Lease stale = FencingFixture.unawareOfLoss(leases.acquire("race-reg-first", Duration.ZERO));
+    fx.expireInRedis("race-reg-first");
+    Lease successor = fx.leases(Duration.ofSeconds(30)).acquire("race-reg-first", Duration.ZERO);
+
+    try (Connection registering = DriverManager.getConnection(FencingFixture.URL)) {
+      registering.setAutoCommit(false);
+      int registeringPid = backendPid(registering);
+      try (PreparedStatement register =
+          registering.prepareStatement(
+              "UPDATE "
+                  + fx.fenceSchema
+                  + ".fence SET token = ?, lease_id = ? WHERE resource = ? AND token < ?")) {
+        register.setLong(1, successor.token().value());
+        register.setString(2, successor.leaseId());
+        register.setString(3, successor.resource());
+        register.setLong(4, successor.token().value());
+        assertThat(register.executeUpdate()).isEqualTo(1);
+      }
+
+      Future<Integer> staleWrite = background.submit(() -> fx.guardedSetOwner(stale, 2, "A"));
+      awaitBlockedBy(registeringPid, "the stale write");
+      assertThat(staleWrite.isDone())
+          .as("the stale write went ahead while the registration was in flight")
+          .isFalse();
+
+      registering.commit();
+      assertThatThrownBy(() -> staleWrite.get(WAIT_BOUND.toSeconds(), TimeUnit.SECONDS))
+          .isInstanceOf(ExecutionException.class)
+          .cause()
+          .isInstanceOf(StaleTokenException.class);
+    }
+    assertThat(fx.ownerOf(2)).isEqualTo("nobody");
+    assertThat(fx.guardedSetOwner(successor, 2, "B")).isEqualTo(1);
+    successor.close();
+  }
+
+  @Test
+  void aStaleWriteAfterTheRegistrationCommittedIsRejectedAtOnce() throws Exception {
+    fx.insertAccount(3, "nobody", 0);
+    FencingFixture.Holders holders = fx.staleAndCurrent("race-after");
+
+    assertThatThrownBy(() -> fx.guardedSetOwner(holders.stale(), 3, "A"))
+        .isInstanceOf(StaleTokenException.class);
+    assertThat(fx.ownerOf(3)).isEqualTo("nobody");
+    holders.current().close();
+  }
+
+  @Test
+  void withoutFencingTheSameInterleavingCommitsTheStaleWriteAfterTheRegistration()
+      throws Exception {
+    fx.insertAccount(4, "nobody", 0);
+    FencedLeaseManager leases = fx.fencedLeases(Duration.ofSeconds(30));
+    leases.acquire("race-control", Duration.ZERO);
+    fx.expireInRedis("race-control");
+    try (Lease successor = leases.acquire("race-control", Duration.ZERO)) {
+      assertThat(successor.token().value()).isEqualTo(2);
+      assertThat(fx.unguardedSetOwner(4, "A")).as("the stale write, unfenced").isEqualTo(1);
+    }
+    assertThat(fx.ownerOf(4)).isEqualTo("A");
+  }
+
+  private static int backendPid(Connection connection) throws SQLException {
+    try (PreparedStatement pid = connection.prepareStatement("SELECT pg_backend_pid()");
+        ResultSet row = pid.executeQuery()) {
+      row.next();
+      return row.getInt(1);
+    }
+  }
+
+  /** Waits until some backend waits for a lock held by {@code pid}; fails after the bound. */
+  private static void awaitBlockedBy(int pid, String who) throws Exception {
+    long deadline = System.nanoTime() + WAIT_BOUND.toNanos();
+    try (Connection observer = DriverManager.getConnection(FencingFixture.URL);
+        PreparedStatement waiting =
+            observer.prepareStatement(
+                "SELECT count(*) FROM pg_stat_activity"
+                    + " WHERE wait_event_type = 'Lock' AND ? = ANY(pg_blocking_pids(pid))")) {
+      waiting.setInt(1, pid);
+      while (System.nanoTime() - deadline < 0) {
+        try (ResultSet row = waiting.executeQuery()) {
+          row.next();
+          if (row.getInt(1) > 0) {
+            return;
           }
-        });
+        }
+        Thread.sleep(5);
+      }
+    }
+    throw new AssertionError(
+        who + " never waited for backend " + pid + " within " + WAIT_BOUND + ": nothing locks");
   }
 }
