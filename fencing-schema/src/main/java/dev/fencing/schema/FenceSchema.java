@@ -112,7 +112,7 @@ public final class FenceSchema {
    */
   public static String quote(String validatedName) {
     requireTableName(validatedName);
-    StringBuilder sb = new StringBuilder(validatedName.length() + 4);
+    StringBuilder sb = new StringBuilder();
     for (String part : validatedName.split("\\.", -1)) {
       if (sb.length() > 0) {
         sb.append('.');
