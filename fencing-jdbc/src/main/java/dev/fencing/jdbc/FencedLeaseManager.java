@@ -122,8 +122,11 @@ public final class FencedLeaseManager implements LeaseManager {
           lease.resource(),
           stale.currentToken(),
           floor);
-      delegate.advanceTokenFloor(lease.resource(), FencingToken.of(floor));
-      lease.close();
+      try {
+        delegate.advanceTokenFloor(lease.resource(), FencingToken.of(floor));
+      } finally {
+        lease.close(); // also when advancing failed: never leave a lease renewed with no holder
+      }
       return Optional.of(lease);
     } catch (SQLException e) {
       lease.close();
