@@ -7,6 +7,7 @@ import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseBackendException;
 import dev.fencing.core.LeaseObserver;
 import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LeaseRequest;
 import dev.fencing.core.RedisLeaseManager;
 import dev.fencing.core.testing.PrivateRedis;
 import java.time.Duration;
@@ -47,22 +48,21 @@ class CounterRecoveryFailureTest {
               }
             }
           };
-      LeaseOptions options =
-          LeaseOptions.ofLeaseTime(Duration.ofSeconds(3))
-              .withOperationTimeout(Duration.ofMillis(300));
+      LeaseOptions options = LeaseOptions.defaults().withOperationTimeout(Duration.ofMillis(300));
+      LeaseRequest threeSeconds = FencingFixture.lease(Duration.ofSeconds(3));
       try (RedisLeaseManager plain = RedisLeaseManager.create(first, options, pauser);
-          RedisLeaseManager other =
-              RedisLeaseManager.create(second, LeaseOptions.ofLeaseTime(Duration.ofSeconds(3)))) {
+          RedisLeaseManager other = RedisLeaseManager.create(second, LeaseOptions.defaults())) {
         FencedLeaseManager fenced = new FencedLeaseManager(plain, fx.db.fence());
-        fenced.acquire("recovery", Duration.ZERO).close();
+        fenced.acquire("recovery", threeSeconds).close();
         redis.cli("flushall"); // Redis lost its counter; the fence remembers token 1
         pauseRedisOnAcquire.set(true);
 
-        assertThatThrownBy(() -> fenced.acquire("recovery", Duration.ZERO))
+        assertThatThrownBy(() -> fenced.acquire("recovery", threeSeconds))
             .isInstanceOf(LeaseBackendException.class);
 
         redis.cli("ping"); // answered once the pause is over
-        try (Lease next = other.acquire("recovery", Duration.ofSeconds(8))) {
+        try (Lease next =
+            other.acquire("recovery", threeSeconds.withMaxWait(Duration.ofSeconds(8)))) {
           assertThat(next.isHeld()).as("the abandoned lease was not renewed forever").isTrue();
         }
       } finally {

@@ -36,8 +36,10 @@ class PausedHolderTest {
       throws Exception {
     fx.insertAccount(1, "nobody", 0);
     Duration leaseTime = Duration.ofSeconds(2);
-    RedisLeaseManager aProcess = fx.leases(leaseTime);
-    Lease a = new FencedLeaseManager(aProcess, fx.db.fence()).acquire("frozen", Duration.ZERO);
+    RedisLeaseManager aProcess = fx.leases();
+    Lease a =
+        new FencedLeaseManager(aProcess, fx.db.fence())
+            .acquire("frozen", FencingFixture.lease(leaseTime));
 
     Connection frozen = Fencing.call(a, () -> fx.db.getConnection());
     frozen.setAutoCommit(false);
@@ -49,9 +51,12 @@ class PausedHolderTest {
     }
     aProcess.close(); // A freezes: no commit, no heartbeat, the transaction stays open
 
-    FencedLeaseManager b = fx.fencedLeases(Duration.ofSeconds(30));
+    FencedLeaseManager b = fx.fencedLeases();
     long start = System.nanoTime();
-    try (Lease successor = b.acquire("frozen", Duration.ofSeconds(20))) {
+    try (Lease successor =
+        b.acquire(
+            "frozen",
+            FencingFixture.lease(Duration.ofSeconds(30)).withMaxWait(Duration.ofSeconds(20)))) {
       Duration waited = Duration.ofNanos(System.nanoTime() - start);
       System.out.printf(
           "[paused holder] successor registered %d ms after it started waiting (lease time %d"

@@ -47,8 +47,10 @@ class RegistrationRaceTest {
         String resource = "race-" + i;
         String mark = "A-" + i;
         fx.insertAccount(i, "nobody", 0);
-        FencedLeaseManager leases = fx.fencedLeases(Duration.ofSeconds(30));
-        Lease a = FencingFixture.unawareOfLoss(leases.acquire(resource, Duration.ZERO));
+        FencedLeaseManager leases = fx.fencedLeases();
+        Lease a =
+            FencingFixture.unawareOfLoss(
+                leases.acquire(resource, FencingFixture.lease(Duration.ofSeconds(30))));
         int beforeWrite = random.nextInt(15);
         int beforeCommit = random.nextInt(15);
         int beforeTakeover = random.nextInt(20);
@@ -58,7 +60,10 @@ class RegistrationRaceTest {
 
         Thread.sleep(beforeTakeover);
         fx.expireInRedis(resource);
-        Lease b = leases.acquire(resource, Duration.ofSeconds(10));
+        Lease b =
+            leases.acquire(
+                resource,
+                FencingFixture.lease(Duration.ofSeconds(30)).withMaxWait(Duration.ofSeconds(10)));
         String seenAfterRegistration = fx.ownerOf(id);
         boolean committed = staleWrite.get(30, TimeUnit.SECONDS);
         b.close();
