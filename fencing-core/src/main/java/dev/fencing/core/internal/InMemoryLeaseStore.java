@@ -74,9 +74,11 @@ public final class InMemoryLeaseStore implements LeaseStore {
   }
 
   @Override
-  public CompletableFuture<List<Boolean>> renew(List<Renewal> renewals) {
+  public List<CompletableFuture<Boolean>> renew(List<Renewal> renewals) {
     if (down) {
-      return unreachable();
+      List<CompletableFuture<Boolean>> failed = new ArrayList<>();
+      renewals.forEach(any -> failed.add(unreachable()));
+      return failed;
     }
     List<Boolean> renewed = new ArrayList<>(renewals.size());
     synchronized (this) {
@@ -89,10 +91,13 @@ public final class InMemoryLeaseStore implements LeaseStore {
         renewed.add(ours);
       }
     }
-    if (renewalRepliesToLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-      return new CompletableFuture<>(); // applied, but the answer never arrives
+    boolean lost = renewalRepliesToLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
+    List<CompletableFuture<Boolean>> answers = new ArrayList<>(renewed.size());
+    for (Boolean one : renewed) {
+      // when lost: applied, but the answer never arrives
+      answers.add(lost ? new CompletableFuture<>() : CompletableFuture.completedFuture(one));
     }
-    return CompletableFuture.completedFuture(renewed);
+    return answers;
   }
 
   @Override

@@ -247,23 +247,28 @@ public final class LeaseLifecycle implements LeaseManager {
     for (ManagedLease lease : leases) {
       renewals.add(new LeaseStore.Renewal(lease.resource(), lease.value(), lease.leaseMillis()));
     }
-    CompletableFuture<List<Boolean>> result;
+    List<CompletableFuture<Boolean>> results;
     try {
-      result = store.renew(renewals);
+      results = store.renew(renewals);
     } catch (RuntimeException e) {
-      result = CompletableFuture.failedFuture(e);
+      results = new ArrayList<>();
+      for (int i = 0; i < leases.size(); i++) {
+        results.add(CompletableFuture.failedFuture(e));
+      }
     }
-    result.whenComplete(
-        (renewed, failure) -> {
-          for (int i = 0; i < leases.size(); i++) {
-            try {
-              Boolean one = failure == null ? renewed.get(i) : null;
-              leases.get(i).onRenewal(sentAt, one, failure);
-            } catch (Throwable e) {
-              log.error("handling the renewal of {} failed", leases.get(i), e);
-            }
-          }
-        });
+    for (int i = 0; i < leases.size(); i++) {
+      ManagedLease lease = leases.get(i);
+      results
+          .get(i)
+          .whenComplete(
+              (renewed, failure) -> {
+                try {
+                  lease.onRenewal(sentAt, renewed, failure);
+                } catch (Throwable e) {
+                  log.error("handling the renewal of {} failed", lease, e);
+                }
+              });
+    }
   }
 
   private Optional<Lease> acquireWithin(String resource, LeaseRequest request) {
@@ -456,6 +461,13 @@ public final class LeaseLifecycle implements LeaseManager {
       callback.run();
     } catch (Throwable e) {
       log.warn("lease observer failed", e);
+    }
+  }
+
+  /** Runs an observer callback on the event thread, unless there is no observer. */
+  void observe(Runnable callback) {
+    if (observer != LeaseObserver.NONE) {
+      dispatch("lease observer", callback);
     }
   }
 

@@ -27,10 +27,11 @@ public interface LeaseStore {
   CompletableFuture<Boolean> abandon(String resource, String leaseId, long leaseMillis);
 
   /**
-   * Extends each lock that still holds its value by its lease time; returns, in order, whether each
-   * was extended.
+   * Extends each lock that still holds its value by its lease time. Returns one future per renewal,
+   * in order, telling whether that lock was extended; each completes as soon as its own answer is
+   * in.
    */
-  CompletableFuture<List<Boolean>> renew(List<Renewal> renewals);
+  List<CompletableFuture<Boolean>> renew(List<Renewal> renewals);
 
   /**
    * If the lock still holds {@code value}: deletes it and wakes waiters when {@code keepMillis} is

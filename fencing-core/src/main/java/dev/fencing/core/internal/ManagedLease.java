@@ -218,8 +218,7 @@ final class ManagedLease implements Lease {
       return;
     }
     if (failure != null) {
-      lifecycle.dispatch(
-          "lease observer", () -> lifecycle.observer().onRenewalFailed(this, failure));
+      lifecycle.observe(() -> lifecycle.observer().onRenewalFailed(this, failure));
       return;
     }
     if (Boolean.TRUE.equals(renewed)) {
@@ -232,7 +231,7 @@ final class ManagedLease implements Lease {
           lastRenewedAt = sentAt;
         }
       }
-      lifecycle.dispatch("lease observer", () -> lifecycle.observer().onRenewed(this));
+      lifecycle.observe(() -> lifecycle.observer().onRenewed(this));
     } else {
       lose(LossReason.TAKEN_OVER);
     }
@@ -256,7 +255,7 @@ final class ManagedLease implements Lease {
       // Our value is unique, so this compare-and-delete can only remove our own lock.
       lifecycle.releaseQuietly(resource, value);
     }
-    lifecycle.dispatch("lease observer", () -> lifecycle.observer().onLost(this, reason));
+    lifecycle.observe(() -> lifecycle.observer().onLost(this, reason));
     for (LeaseLossListener listener : toNotify) {
       lifecycle.dispatch("lease loss listener", () -> listener.onLost(this, reason));
     }

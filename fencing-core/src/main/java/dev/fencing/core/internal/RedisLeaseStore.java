@@ -67,27 +67,29 @@ public final class RedisLeaseStore implements LeaseStore {
   }
 
   @Override
-  public CompletableFuture<List<Boolean>> renew(List<Renewal> renewals) {
+  public List<CompletableFuture<Boolean>> renew(List<Renewal> renewals) {
     Map<Integer, List<Integer>> bySlot = new HashMap<>();
     for (int i = 0; i < renewals.size(); i++) {
       int slot = cluster ? Slots.of(renewals.get(i).resource()) : 0;
       bySlot.computeIfAbsent(slot, any -> new ArrayList<>()).add(i);
     }
-    Boolean[] results = new Boolean[renewals.size()];
-    List<CompletableFuture<Void>> calls = new ArrayList<>();
+    List<CompletableFuture<Boolean>> results = new ArrayList<>(renewals.size());
+    for (int i = 0; i < renewals.size(); i++) {
+      results.add(new CompletableFuture<>());
+    }
     for (List<Integer> slot : bySlot.values()) {
       for (int from = 0; from < slot.size(); from += MAX_RENEWALS_PER_CALL) {
         List<Integer> batch =
             slot.subList(from, Math.min(slot.size(), from + MAX_RENEWALS_PER_CALL));
-        calls.add(renewBatch(renewals, batch, results));
+        renewBatch(renewals, batch, results);
       }
     }
-    return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
-        .thenApply(done -> List.of(results));
+    return results;
   }
 
-  private CompletableFuture<Void> renewBatch(
-      List<Renewal> renewals, List<Integer> batch, Boolean[] results) {
+  /** Renews locks of one hash slot in one call; each lease's future completes with it. */
+  private void renewBatch(
+      List<Renewal> renewals, List<Integer> batch, List<CompletableFuture<Boolean>> results) {
     List<Object> keys = new ArrayList<>(batch.size());
     Object[] args = new Object[batch.size() * 2];
     for (int i = 0; i < batch.size(); i++) {
@@ -96,14 +98,23 @@ public final class RedisLeaseStore implements LeaseStore {
       args[2 * i] = renewal.value();
       args[2 * i + 1] = Long.toString(renewal.leaseMillis());
     }
-    return this.<List<Object>>run(
-            Scripts.RENEW_MANY, (String) keys.get(0), keys, RScript.ReturnType.LIST, args)
-        .thenAccept(
-            renewed -> {
-              for (int i = 0; i < batch.size(); i++) {
-                results[batch.get(i)] = ((Number) renewed.get(i)).longValue() == 1L;
-              }
-            });
+    CompletableFuture<List<Object>> call;
+    try {
+      call = run(Scripts.RENEW_MANY, (String) keys.get(0), keys, RScript.ReturnType.LIST, args);
+    } catch (RuntimeException e) {
+      call = CompletableFuture.failedFuture(e);
+    }
+    call.whenComplete(
+        (renewed, failure) -> {
+          for (int i = 0; i < batch.size(); i++) {
+            CompletableFuture<Boolean> result = results.get(batch.get(i));
+            if (failure != null) {
+              result.completeExceptionally(failure);
+            } else {
+              result.complete(((Number) renewed.get(i)).longValue() == 1L);
+            }
+          }
+        });
   }
 
   @Override
