@@ -57,6 +57,7 @@ public final class LeaseLifecycle implements LeaseManager {
   private final ExecutorService ownedEvents;
   private final Thread heartbeat;
   private final Set<ManagedLease> held = ConcurrentHashMap.newKeySet();
+  private final Set<Semaphore> waiters = ConcurrentHashMap.newKeySet();
   private final Object wake = new Object();
   private boolean wakeRequested;
   private volatile boolean closed;
@@ -180,6 +181,7 @@ public final class LeaseLifecycle implements LeaseManager {
     for (ManagedLease lease : List.copyOf(held)) {
       lease.lose(LossReason.MANAGER_CLOSED);
     }
+    waiters.forEach(Semaphore::release); // they find the manager closed
     if (ownedEvents != null) {
       ownedEvents.shutdown(); // listeners already queued still run
     }
@@ -278,18 +280,21 @@ public final class LeaseLifecycle implements LeaseManager {
     long start = ticker.nanoTime();
     long maxWaitNanos = request.maxWait().toNanos();
     LeaseStore.Subscription subscription = null;
+    Semaphore released = null;
     try {
       Attempt attempt = attempt(resource, request, what);
       if (attempt.lease() != null || maxWaitNanos == 0) {
         return Optional.ofNullable(attempt.lease());
       }
-      Semaphore released = new Semaphore(0);
+      released = new Semaphore(0);
+      waiters.add(released);
       subscription =
           await(
               store.subscribeReleases(resource, released::release),
               "subscribing to releases of \"" + resource + "\"",
               LeaseStore.Subscription::cancel);
       while (true) {
+        checkOpen(what);
         attempt = attempt(resource, request, what);
         if (attempt.lease() != null) {
           return Optional.of(attempt.lease());
@@ -307,6 +312,9 @@ public final class LeaseLifecycle implements LeaseManager {
       Thread.currentThread().interrupt();
       throw new LeaseUnavailableException(resource, e);
     } finally {
+      if (released != null) {
+        waiters.remove(released);
+      }
       if (subscription != null) {
         subscription.cancel();
       }

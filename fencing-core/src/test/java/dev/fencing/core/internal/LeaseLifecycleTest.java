@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -209,6 +210,38 @@ class LeaseLifecycleTest {
       realTime.breakLock("job");
       assertThat(lost.await(5, TimeUnit.SECONDS)).isTrue();
       assertThat(thread.get()).isEqualTo("fencing-lease-events");
+    }
+  }
+
+  @Test
+  void closingTheManagerEndsAWaitingAcquisitionAtOnce() throws Exception {
+    InMemoryLeaseStore realTime = new InMemoryLeaseStore(Ticker.SYSTEM);
+    LeaseLifecycle holder =
+        LeaseLifecycle.start(realTime, LeaseOptions.defaults(), LeaseObserver.NONE);
+    LeaseLifecycle waiting =
+        LeaseLifecycle.start(realTime, LeaseOptions.defaults(), LeaseObserver.NONE);
+    try {
+      holder.acquire("busy", LeaseRequest.forLeaseTime(Duration.ofSeconds(30)));
+      CompletableFuture<Lease> waiter =
+          CompletableFuture.supplyAsync(
+              () ->
+                  waiting.acquire(
+                      "busy",
+                      LeaseRequest.forLeaseTime(Duration.ofSeconds(30))
+                          .withMaxWait(Duration.ofSeconds(30))));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (realTime.subscriptions("busy") == 0 && System.nanoTime() < deadline) {
+        Thread.sleep(5); // polls until the waiter is subscribed
+      }
+      assertThat(realTime.subscriptions("busy")).isEqualTo(1);
+
+      waiting.close();
+
+      assertThatThrownBy(() -> waiter.get(5, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(LeaseManagerClosedException.class);
+    } finally {
+      holder.close();
+      waiting.close();
     }
   }
 }
