@@ -3,6 +3,7 @@ package dev.fencing.benchmarks;
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseObserver;
 import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LeaseRequest;
 import dev.fencing.core.LossReason;
 import dev.fencing.core.RedisLeaseManager;
 import java.lang.management.ManagementFactory;
@@ -61,12 +62,13 @@ final class HeartbeatBench {
 
   static Result run(Env env, int count, Duration leaseTime, Duration duration, Duration idle)
       throws Exception {
-    LeaseOptions options = LeaseOptions.ofLeaseTime(leaseTime).withKeyPrefix(env.prefix + "hb:");
+    LeaseOptions options = LeaseOptions.defaults().withKeyPrefix(env.prefix + "hb:");
+    LeaseRequest request = LeaseRequest.forLeaseTime(leaseTime).withMaxWait(Duration.ofSeconds(5));
     Counting observer = new Counting();
     double idleCpu = cpuPercent(idle);
     try (RedisLeaseManager manager = RedisLeaseManager.create(env.redisson, options, observer)) {
       long acquireStart = System.nanoTime();
-      List<Lease> leases = acquireAll(manager, count);
+      List<Lease> leases = acquireAll(manager, request, count);
       double acquireSeconds = (System.nanoTime() - acquireStart) / 1e9;
       Thread.sleep(1_000);
 
@@ -103,7 +105,7 @@ final class HeartbeatBench {
           new Result(
               count,
               leaseTime,
-              options.renewInterval(),
+              request.renewInterval(),
               duration,
               acquireSeconds,
               stop.renewals - start.renewals,
@@ -124,7 +126,8 @@ final class HeartbeatBench {
     }
   }
 
-  private static List<Lease> acquireAll(RedisLeaseManager manager, int count) throws Exception {
+  private static List<Lease> acquireAll(RedisLeaseManager manager, LeaseRequest request, int count)
+      throws Exception {
     int threads = 8;
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
@@ -136,7 +139,7 @@ final class HeartbeatBench {
                 () -> {
                   List<Lease> mine = new ArrayList<>();
                   for (int i = thread; i < count; i += threads) {
-                    mine.add(manager.acquire("lease-" + i, Duration.ofSeconds(5)));
+                    mine.add(manager.acquire("lease-" + i, request));
                   }
                   return mine;
                 }));

@@ -2,6 +2,7 @@ package dev.fencing.benchmarks;
 
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LeaseRequest;
 import dev.fencing.core.RedisLeaseManager;
 import java.time.Duration;
 import java.util.List;
@@ -48,8 +49,7 @@ final class LeaseCycleBench {
   private LeaseCycleBench() {}
 
   static Harness.GroupResult run(Env env, int threads, Harness.Timing timing) throws Exception {
-    LeaseOptions options =
-        LeaseOptions.ofLeaseTime(Duration.ofSeconds(30)).withKeyPrefix(env.prefix + "lc:");
+    LeaseOptions options = LeaseOptions.defaults().withKeyPrefix(env.prefix + "lc:");
     RScript script = env.redisson.getScript(StringCodec.INSTANCE);
     String acquireSha = script.scriptLoad(ACQUIRE);
     String releaseSha = script.scriptLoad(RELEASE);
@@ -90,9 +90,11 @@ final class LeaseCycleBench {
                   FENCING,
                   thread -> {
                     String resource = "r" + thread;
-                    Duration wait = Duration.ofSeconds(5);
+                    LeaseRequest request =
+                        LeaseRequest.forLeaseTime(Duration.ofSeconds(30))
+                            .withMaxWait(Duration.ofSeconds(5));
                     return () -> {
-                      try (Lease lease = leases.acquire(resource, wait)) {
+                      try (Lease lease = leases.acquire(resource, request)) {
                         if (lease.token().value() <= 0) {
                           throw new IllegalStateException("no token");
                         }

@@ -2,6 +2,7 @@ package dev.fencing.benchmarks;
 
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LeaseRequest;
 import dev.fencing.core.RedisLeaseManager;
 import dev.fencing.jdbc.FencedLeaseManager;
 import java.io.IOException;
@@ -198,12 +199,14 @@ public final class Main {
         }
       }
       if (only.contains("writes") || only.contains("batch") || only.contains("jooq")) {
-        LeaseOptions leaseOptions =
-            LeaseOptions.ofLeaseTime(Duration.ofSeconds(60)).withKeyPrefix(env.prefix + "db:");
+        LeaseOptions leaseOptions = LeaseOptions.defaults().withKeyPrefix(env.prefix + "db:");
         try (RedisLeaseManager redisLeases = RedisLeaseManager.create(env.redisson, leaseOptions);
             Lease lease =
                 new FencedLeaseManager(redisLeases, env.db.fence())
-                    .acquire("bench-writes", Duration.ofSeconds(10))) {
+                    .acquire(
+                        "bench-writes",
+                        LeaseRequest.forLeaseTime(Duration.ofSeconds(60))
+                            .withMaxWait(Duration.ofSeconds(10)))) {
           JdbcBench jdbc = new JdbcBench(env, lease);
           if (only.contains("writes")) {
             for (int threads : new int[] {1, 4}) {

@@ -2,6 +2,7 @@ package dev.fencing.benchmarks;
 
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LeaseRequest;
 import dev.fencing.core.RedisLeaseManager;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -33,20 +34,21 @@ final class MemoryBench {
   private MemoryBench() {}
 
   static Result run(Env env, int count) throws Exception {
-    LeaseOptions options =
-        LeaseOptions.ofLeaseTime(Duration.ofSeconds(60)).withKeyPrefix(env.prefix + "mem:");
+    LeaseOptions options = LeaseOptions.defaults().withKeyPrefix(env.prefix + "mem:");
+    LeaseRequest request =
+        LeaseRequest.forLeaseTime(Duration.ofSeconds(60)).withMaxWait(Duration.ofSeconds(5));
     try (RedisLeaseManager manager = RedisLeaseManager.create(env.redisson, options)) {
       // warm-up: classes loaded, connections open, scheduler queue grown and shrunk
       List<Lease> warm = new ArrayList<>();
       for (int i = 0; i < Math.min(count, 2_000); i++) {
-        warm.add(manager.acquire("warm-" + i, Duration.ofSeconds(5)));
+        warm.add(manager.acquire("warm-" + i, request));
       }
       HeartbeatBench.releaseAll(warm);
       warm.clear();
       Lease[] held = new Lease[count];
       Map<String, long[]> before = histogram();
       for (int i = 0; i < count; i++) {
-        held[i] = manager.acquire("lease-" + i, Duration.ofSeconds(5));
+        held[i] = manager.acquire("lease-" + i, request);
       }
       Map<String, long[]> after = histogram();
       long total = after.get("Total")[1] - before.get("Total")[1];

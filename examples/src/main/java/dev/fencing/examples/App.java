@@ -2,6 +2,7 @@ package dev.fencing.examples;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LeaseRequest;
 import dev.fencing.jdbc.FenceOptions;
 import dev.fencing.jdbc.FencedDataSource;
 import java.io.PrintStream;
@@ -177,7 +178,8 @@ public final class App {
       RedissonClient redisson = withRedis ? servers.newRedisson() : null;
       try {
         Duration ttl = Duration.ofMillis(o.ttlMillis);
-        LeaseOptions leaseOptions = LeaseOptions.ofLeaseTime(ttl).withKeyPrefix("fencing-run:");
+        LeaseOptions leaseOptions = LeaseOptions.defaults().withKeyPrefix("fencing-run:");
+        LeaseRequest leaseRequest = LeaseRequest.forLeaseTime(ttl);
         FencedDataSource fenced =
             FencedDataSource.wrap(
                 pool,
@@ -188,10 +190,10 @@ public final class App {
                   new NaiveRedisLockStrategy(redisson, "fencing-run:{billing}:lock", ttl);
               case "lease" ->
                   LeaseLockStrategy.tokenAndHeartbeat(
-                      redisson, leaseOptions, LeaseLockStrategy.RESOURCE);
+                      redisson, leaseOptions, leaseRequest, LeaseLockStrategy.RESOURCE);
               case "fenced" ->
                   LeaseLockStrategy.fenced(
-                      redisson, leaseOptions, LeaseLockStrategy.RESOURCE, fenced);
+                      redisson, leaseOptions, leaseRequest, LeaseLockStrategy.RESOURCE, fenced);
               default -> new NoLockStrategy();
             };
         RunResult result =

@@ -1,6 +1,7 @@
 package dev.fencing.examples;
 
 import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LeaseRequest;
 import dev.fencing.jdbc.FenceOptions;
 import dev.fencing.jdbc.FencedDataSource;
 import java.sql.SQLException;
@@ -147,10 +148,12 @@ public final class IncidentReplay {
     if (redisson == null) {
       throw new IllegalStateException("the lease needs Redis");
     }
-    LeaseOptions options = LeaseOptions.ofLeaseTime(settings.ttl()).withKeyPrefix(keyPrefix);
+    LeaseOptions options = LeaseOptions.defaults().withKeyPrefix(keyPrefix);
+    LeaseRequest request = LeaseRequest.forLeaseTime(settings.ttl());
     return fencing
-        ? LeaseLockStrategy.fenced(redisson, options, LeaseLockStrategy.RESOURCE, fenced)
-        : LeaseLockStrategy.tokenAndHeartbeat(redisson, options, LeaseLockStrategy.RESOURCE);
+        ? LeaseLockStrategy.fenced(redisson, options, request, LeaseLockStrategy.RESOURCE, fenced)
+        : LeaseLockStrategy.tokenAndHeartbeat(
+            redisson, options, request, LeaseLockStrategy.RESOURCE);
   }
 
   private NaiveRedisLockStrategy naiveLock() {

@@ -88,6 +88,16 @@ final class LastCheckedLease implements Lease {
   }
 
   @Override
+  public void markLost(LossReason reason) {
+    lease.markLost(reason);
+  }
+
+  @Override
+  public void release(Duration keepLockedFor) {
+    lease.release(keepLockedFor);
+  }
+
+  @Override
   public void close() {
     lease.close();
   }

@@ -4,6 +4,7 @@ import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseManager;
 import dev.fencing.core.LeaseObserver;
 import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LeaseRequest;
 import dev.fencing.core.RedisLeaseManager;
 import dev.fencing.jdbc.FencedDataSource;
 import dev.fencing.jdbc.FencedLeaseManager;
@@ -42,22 +43,28 @@ public final class LeaseLockStrategy implements LockStrategy {
 
   private final RedissonClient redisson;
   private final LeaseOptions options;
+  private final LeaseRequest request;
   private final String resource;
   private final FencedDataSource fenced;
   private final Map<String, RedisLeaseManager> heartbeats = new ConcurrentHashMap<>();
 
   private LeaseLockStrategy(
-      RedissonClient redisson, LeaseOptions options, String resource, FencedDataSource fenced) {
+      RedissonClient redisson,
+      LeaseOptions options,
+      LeaseRequest request,
+      String resource,
+      FencedDataSource fenced) {
     this.redisson = Objects.requireNonNull(redisson);
     this.options = Objects.requireNonNull(options);
+    this.request = Objects.requireNonNull(request);
     this.resource = Objects.requireNonNull(resource);
     this.fenced = fenced;
   }
 
   /** Mode 3: lease with token and heartbeat, no fencing. */
   public static LeaseLockStrategy tokenAndHeartbeat(
-      RedissonClient redisson, LeaseOptions options, String resource) {
-    return new LeaseLockStrategy(redisson, options, resource, null);
+      RedissonClient redisson, LeaseOptions options, LeaseRequest request, String resource) {
+    return new LeaseLockStrategy(redisson, options, request, resource, null);
   }
 
   /**
@@ -65,8 +72,12 @@ public final class LeaseLockStrategy implements LockStrategy {
    * Fencing.call}.
    */
   public static LeaseLockStrategy fenced(
-      RedissonClient redisson, LeaseOptions options, String resource, FencedDataSource db) {
-    return new LeaseLockStrategy(redisson, options, resource, Objects.requireNonNull(db));
+      RedissonClient redisson,
+      LeaseOptions options,
+      LeaseRequest request,
+      String resource,
+      FencedDataSource db) {
+    return new LeaseLockStrategy(redisson, options, request, resource, Objects.requireNonNull(db));
   }
 
   @Override
@@ -81,8 +92,9 @@ public final class LeaseLockStrategy implements LockStrategy {
 
   /**
    * Stops the heartbeat of the run {@code runId}, as a pause of its whole worker process would: its
-   * lease is no longer renewed and expires in Redis after the lease time. Does nothing if the run
-   * holds no lease.
+   * lease is no longer renewed and expires in Redis after the lease time (closing the manager also
+   * marks the real lease lost, but the worker only sees that at its next check). Does nothing if
+   * the run holds no lease.
    */
   public void stopHeartbeat(String runId) {
     RedisLeaseManager manager = heartbeats.get(runId);
@@ -107,7 +119,7 @@ public final class LeaseLockStrategy implements LockStrategy {
     Optional<Lease> acquired;
     try {
       LeaseManager leases = fenced == null ? redis : new FencedLeaseManager(redis, fenced.fence());
-      acquired = leases.tryAcquire(resource);
+      acquired = leases.tryAcquire(resource, request);
     } catch (RuntimeException e) {
       redis.close();
       throw e;

@@ -1,8 +1,9 @@
 package dev.fencing.core;
 
 /**
- * Called once when a lease is lost. Runs on fencing's heartbeat thread: keep it short and never
- * block in it (hand long work to another executor).
+ * Called once when a lease is lost. Runs on its manager's event thread, never on the heartbeat
+ * thread: keep it short anyway, since listeners of one manager run one after another. A listener
+ * that throws (any {@link Throwable}) is logged and affects nothing else.
  */
 @FunctionalInterface
 public interface LeaseLossListener {

@@ -3,8 +3,9 @@ package dev.fencing.core;
 /**
  * Sees every state change of the leases of one {@link LeaseManager}, for metrics and logs. All
  * methods do nothing by default; implement the ones you need. Callbacks run on the caller's thread
- * (acquire, release) or on the heartbeat thread (renewals, losses): they must be fast, must not
- * block, and should not throw (exceptions are logged and ignored).
+ * (acquire, release) or on the manager's event thread (renewals, losses), never on the heartbeat
+ * thread: they must be fast, must not block, and should not throw (anything thrown is logged and
+ * ignored).
  */
 public interface LeaseObserver {
 

@@ -1,7 +1,7 @@
 package dev.fencing.core;
 
+import dev.fencing.core.internal.LeaseLifecycle;
 import dev.fencing.core.internal.RedisLeaseStore;
-import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import org.redisson.api.RedissonClient;
@@ -12,24 +12,26 @@ import org.redisson.api.RedissonClient;
  * <p>Each acquisition is one atomic Lua script that checks the lock key, increments the resource's
  * token counter and sets the lock with a random per-acquisition value and a TTL. Keys of one
  * resource share a hash slot, so the same scripts run on Redis Cluster. Held leases renew
- * themselves on one shared heartbeat thread per manager.
+ * themselves on one shared heartbeat thread per manager; loss listeners run on a separate event
+ * thread.
  *
  * <pre>{@code
  * try (RedisLeaseManager leases = RedisLeaseManager.create(redisson, LeaseOptions.defaults());
- *     Lease lease = leases.acquire("billing-nightly", Duration.ofSeconds(5))) {
+ *     Lease lease = leases.acquire("billing-nightly",
+ *         LeaseRequest.forLeaseTime(Duration.ofSeconds(30)).withMaxWait(Duration.ofSeconds(5)))) {
  *   runJob(lease.token());
  * }
  * }</pre>
  *
- * <p>{@link #close()} stops the heartbeat thread (held leases then expire on the server) but does
- * not shut down the Redisson client.
+ * <p>{@link #close()} reports every held lease lost and stops the manager's threads, but does not
+ * shut down the Redisson client.
  */
-public final class RedisLeaseManager implements LeaseManager, AutoCloseable {
+public final class RedisLeaseManager implements LeaseManager {
 
-  private final RedisLeaseStore store;
+  private final LeaseLifecycle lifecycle;
 
-  private RedisLeaseManager(RedisLeaseStore store) {
-    this.store = store;
+  private RedisLeaseManager(LeaseLifecycle lifecycle) {
+    this.lifecycle = lifecycle;
   }
 
   /**
@@ -58,32 +60,38 @@ public final class RedisLeaseManager implements LeaseManager, AutoCloseable {
     Objects.requireNonNull(redisson, "redisson");
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(observer, "observer");
-    return new RedisLeaseManager(new RedisLeaseStore(redisson, options, observer));
+    return new RedisLeaseManager(
+        LeaseLifecycle.start(
+            new RedisLeaseStore(redisson, options.keyPrefix()), options, observer));
   }
 
   @Override
-  public Lease acquire(String resource, Duration maxWait) {
-    return store.acquire(resource, maxWait);
+  public Lease acquire(String resource, LeaseRequest request) {
+    return lifecycle.acquire(resource, request);
   }
 
   @Override
-  public Optional<Lease> tryAcquire(String resource) {
-    return store.tryAcquire(resource);
+  public Optional<Lease> tryAcquire(String resource, LeaseRequest request) {
+    return lifecycle.tryAcquire(resource, request);
   }
 
   @Override
   public void advanceTokenFloor(String resource, FencingToken floor) {
-    store.advanceTokenFloor(resource, floor);
+    lifecycle.advanceTokenFloor(resource, floor);
   }
 
   @Override
   public LeaseOptions options() {
-    return store.options();
+    return lifecycle.options();
   }
 
-  /** Stops the heartbeat thread. Held leases stop renewing and expire on the server. */
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Does not shut down the Redisson client.
+   */
   @Override
   public void close() {
-    store.close();
+    lifecycle.close();
   }
 }

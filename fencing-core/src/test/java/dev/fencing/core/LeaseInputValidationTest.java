@@ -16,6 +16,8 @@ import org.redisson.api.RedissonClient;
 
 class LeaseInputValidationTest {
 
+  private static final LeaseRequest FIVE_SECONDS = LeaseRequest.forLeaseTime(Duration.ofSeconds(5));
+
   private static RedissonClient redisson;
   private static RedisLeaseManager leases;
 
@@ -47,10 +49,10 @@ class LeaseInputValidationTest {
         "star*"
       })
   void shouldRejectInvalidResourceNames(String resource) {
-    assertThatThrownBy(() -> leases.tryAcquire(resource))
+    assertThatThrownBy(() -> leases.tryAcquire(resource, FIVE_SECONDS))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("resource name");
-    assertThatThrownBy(() -> leases.acquire(resource, Duration.ZERO))
+    assertThatThrownBy(() -> leases.acquire(resource, FIVE_SECONDS))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> leases.advanceTokenFloor(resource, FencingToken.of(1)))
         .isInstanceOf(IllegalArgumentException.class);
@@ -58,29 +60,35 @@ class LeaseInputValidationTest {
 
   @Test
   void shouldRejectOverLongResourceNames() {
-    assertThatThrownBy(() -> leases.tryAcquire("r".repeat(201)))
+    assertThatThrownBy(() -> leases.tryAcquire("r".repeat(201), FIVE_SECONDS))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("at most 200");
-    assertThat(leases.tryAcquire("r".repeat(200))).isPresent().get().satisfies(Lease::close);
+    assertThat(leases.tryAcquire("r".repeat(200), FIVE_SECONDS))
+        .isPresent()
+        .get()
+        .satisfies(Lease::close);
   }
 
   @Test
   void shouldAcceptTheDocumentedCharacters() {
-    try (Lease lease = leases.acquire("billing-nightly_v2.eu:tenant/42", Duration.ZERO)) {
+    try (Lease lease = leases.acquire("billing-nightly_v2.eu:tenant/42", FIVE_SECONDS)) {
       assertThat(lease.isHeld()).isTrue();
     }
   }
 
   @Test
   void shouldRejectNegativeWaitsAndNullArguments() {
-    assertThatThrownBy(() -> leases.acquire("job", Duration.ofMillis(-1)))
+    assertThatThrownBy(() -> FIVE_SECONDS.withMaxWait(Duration.ofMillis(-1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("maxWait");
     assertThatNullPointerException().isThrownBy(() -> leases.acquire("job", null));
+    assertThatNullPointerException().isThrownBy(() -> leases.tryAcquire("job", null));
     assertThatNullPointerException().isThrownBy(() -> leases.advanceTokenFloor("job", null));
     assertThatNullPointerException()
         .isThrownBy(() -> RedisLeaseManager.create(null, LeaseOptions.defaults()));
     assertThatNullPointerException().isThrownBy(() -> RedisLeaseManager.create(redisson, null));
+    assertThatNullPointerException().isThrownBy(() -> LeaseRequest.forLeaseTime(null));
+    assertThatNullPointerException().isThrownBy(() -> FIVE_SECONDS.withMaxWait(null));
   }
 
   @Test
@@ -92,40 +100,58 @@ class LeaseInputValidationTest {
   }
 
   @Test
-  void shouldRejectInvalidOptions() {
-    assertThatThrownBy(() -> LeaseOptions.ofLeaseTime(Duration.ZERO))
+  void shouldRejectInvalidRequests() {
+    assertThatThrownBy(() -> LeaseRequest.forLeaseTime(Duration.ZERO))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("leaseTime must be positive");
-    assertThatThrownBy(() -> LeaseOptions.ofLeaseTime(Duration.ofSeconds(-1)))
+        .hasMessageContaining("leaseTime must be at least 10ms");
+    assertThatThrownBy(() -> LeaseRequest.forLeaseTime(Duration.ofSeconds(-1)))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> LeaseOptions.ofLeaseTime(Duration.ofMillis(5)))
+    assertThatThrownBy(() -> LeaseRequest.forLeaseTime(Duration.ofMillis(5)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("at least 10ms");
-    LeaseOptions options = LeaseOptions.defaults();
-    assertThatThrownBy(() -> options.withRenewInterval(Duration.ofSeconds(30)))
+    assertThatThrownBy(() -> LeaseRequest.forLeaseTime(Duration.ofDays(366)))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("shorter than leaseTime");
-    assertThatThrownBy(() -> options.withRenewInterval(Duration.ZERO))
-        .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> options.withSafetyMargin(Duration.ofMillis(-1)))
+        .hasMessageContaining("leaseTime must be at most 365 days");
+    assertThatThrownBy(() -> FIVE_SECONDS.withMaxWait(Duration.ofDays(366)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxWait");
+    assertThatThrownBy(() -> FIVE_SECONDS.withSafetyMargin(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("safetyMargin must be positive");
+    assertThatThrownBy(() -> FIVE_SECONDS.withSafetyMargin(Duration.ofMillis(-1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("safetyMargin");
+    assertThatThrownBy(() -> FIVE_SECONDS.withSafetyMargin(Duration.ofSeconds(5)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("shorter than leaseTime");
+    assertThat(FIVE_SECONDS.withSafetyMargin(Duration.ofMillis(3333))).isNotNull();
+  }
+
+  @Test
+  void shouldRejectInvalidOptions() {
+    LeaseOptions options = LeaseOptions.defaults();
     assertThatThrownBy(() -> options.withOperationTimeout(Duration.ZERO))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("operationTimeout");
+    assertThatThrownBy(() -> options.withOperationTimeout(Duration.ofMillis(Long.MAX_VALUE)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("operationTimeout must be at most");
     assertThatThrownBy(() -> options.withKeyPrefix("bad{prefix}"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("keyPrefix");
     assertThatThrownBy(() -> options.withKeyPrefix("p".repeat(65)))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatNullPointerException().isThrownBy(() -> options.withLeaseTime(null));
+    assertThatNullPointerException().isThrownBy(() -> options.withKeyPrefix(null));
   }
 
   @Test
   void shouldDeriveRenewalAndMarginFromTheLeaseTime() {
-    LeaseOptions options = LeaseOptions.ofLeaseTime(Duration.ofSeconds(3));
-    assertThat(options.renewInterval()).isEqualTo(Duration.ofSeconds(1));
-    assertThat(options.safetyMargin()).isEqualTo(Duration.ofMillis(300));
-    assertThat(options.keyPrefix()).isEqualTo("fencing:");
+    LeaseRequest request = LeaseRequest.forLeaseTime(Duration.ofSeconds(3));
+    assertThat(request.renewInterval()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(request.safetyMargin()).isEqualTo(Duration.ofMillis(300));
+    assertThat(request.maxWait()).isZero();
+    assertThat(request.renewing()).isTrue();
+    assertThat(request.withoutRenewal().renewing()).isFalse();
+    assertThat(LeaseOptions.defaults().keyPrefix()).isEqualTo("fencing:");
   }
 }

@@ -17,6 +17,9 @@ import org.redisson.api.RedissonClient;
 /** Leases when their Redis freezes or dies: a private server per test, paused or killed. */
 class RedisFailureTest {
 
+  private static final LeaseRequest THIRTY_SECONDS =
+      LeaseRequest.forLeaseTime(Duration.ofSeconds(30));
+
   private PrivateRedis redis;
   private RedissonClient redisson;
 
@@ -47,9 +50,8 @@ class RedisFailureTest {
           }
         };
     try (RedisLeaseManager leases =
-        RedisLeaseManager.create(
-            redisson, LeaseOptions.ofLeaseTime(Duration.ofMillis(900)), observer)) {
-      Lease lease = leases.acquire("job", Duration.ZERO);
+        RedisLeaseManager.create(redisson, LeaseOptions.defaults(), observer)) {
+      Lease lease = leases.acquire("job", LeaseRequest.forLeaseTime(Duration.ofMillis(900)));
       AtomicLong lostAtMillis = new AtomicLong();
       AtomicReference<LossReason> reason = new AtomicReference<>();
       CountDownLatch lost = new CountDownLatch(1);
@@ -82,7 +84,12 @@ class RedisFailureTest {
             redisson, LeaseOptions.defaults().withOperationTimeout(Duration.ofMillis(700)))) {
       redis.pause();
       long start = System.nanoTime();
-      assertThatThrownBy(() -> leases.acquire("job", Duration.ofSeconds(30)))
+      assertThatThrownBy(
+              () ->
+                  leases.acquire(
+                      "job",
+                      LeaseRequest.forLeaseTime(Duration.ofSeconds(30))
+                          .withMaxWait(Duration.ofSeconds(30))))
           .isInstanceOf(LeaseBackendException.class)
           .hasMessageContaining("job");
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
@@ -97,7 +104,8 @@ class RedisFailureTest {
             redisson, LeaseOptions.defaults().withOperationTimeout(Duration.ofSeconds(2)))) {
       redis.kill();
       long start = System.nanoTime();
-      assertThatThrownBy(() -> leases.tryAcquire("job"))
+      assertThatThrownBy(
+              () -> leases.tryAcquire("job", LeaseRequest.forLeaseTime(Duration.ofSeconds(30))))
           .isInstanceOf(LeaseBackendException.class)
           .isInstanceOf(FencingException.class);
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
@@ -109,14 +117,14 @@ class RedisFailureTest {
     // The hazard fencing-jdbc guards against: Redis without persistence forgets its counter.
     try (RedisLeaseManager leases = RedisLeaseManager.create(redisson, LeaseOptions.defaults())) {
       long before;
-      try (Lease lease = leases.acquire("job", Duration.ZERO)) {
+      try (Lease lease = leases.acquire("job", THIRTY_SECONDS)) {
         before = lease.token().value();
       }
-      try (Lease lease = leases.acquire("job", Duration.ZERO)) {
+      try (Lease lease = leases.acquire("job", THIRTY_SECONDS)) {
         before = lease.token().value();
       }
       redis.restartEmpty();
-      try (Lease lease = leases.acquire("job", Duration.ofSeconds(5))) {
+      try (Lease lease = leases.acquire("job", THIRTY_SECONDS.withMaxWait(Duration.ofSeconds(5)))) {
         assertThat(before).isEqualTo(2);
         assertThat(lease.token().value()).isEqualTo(1);
       }

@@ -4,6 +4,8 @@ import dev.fencing.core.FencingToken;
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseManager;
 import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LeaseRequest;
+import dev.fencing.core.LossReason;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
@@ -20,7 +22,13 @@ import org.slf4j.LoggerFactory;
  * failed over to a replica that missed increments), registration fails while the lease is still
  * held; this manager then advances the Redis token counter past the fence's high-water mark,
  * releases the lease and acquires again, so tokens keep increasing from the database's point of
- * view. A lease is returned only once registered.
+ * view. A lease is returned only once registered; a lease that could not be registered is always
+ * released before the exception is thrown.
+ *
+ * <p>The leases returned are the delegate's own, so {@link Lease#markLost(LossReason)} reaches them
+ * directly. {@link #close()} closes the delegate: the delegate is typically created only to be
+ * passed here, so this manager owns it. It does not close the fence's data source, which the
+ * application owns.
  */
 public final class FencedLeaseManager implements LeaseManager {
 
@@ -31,7 +39,7 @@ public final class FencedLeaseManager implements LeaseManager {
   private final ResourceFence fence;
 
   /**
-   * Creates the manager.
+   * Creates the manager. It takes ownership of {@code delegate}: closing this manager closes it.
    *
    * @param delegate the manager that hands out the leases, typically a {@code RedisLeaseManager}
    * @param fence the fence to register in, typically {@link FencedDataSource#fence()}
@@ -45,24 +53,23 @@ public final class FencedLeaseManager implements LeaseManager {
   /**
    * {@inheritDoc}
    *
-   * <p>The lease is registered in the fence before it is returned.
+   * <p>The lease is registered in the fence before it is returned; recovering from a lost Redis
+   * counter acquires again within what is left of the wait.
    *
    * @throws FenceRegistrationException if registration failed; the lease was released
    * @throws dev.fencing.core.LeaseLostException if the lease was lost while registering; it was
    *     released
    */
   @Override
-  public Lease acquire(String resource, Duration maxWait) {
-    Objects.requireNonNull(maxWait, "maxWait");
-    long deadline = System.nanoTime() + maxWait.toNanos();
-    Lease lease = delegate.acquire(resource, maxWait);
+  public Lease acquire(String resource, LeaseRequest request) {
+    Objects.requireNonNull(request, "request");
+    long deadline = System.nanoTime() + request.maxWait().toNanos();
+    Lease lease = delegate.acquire(resource, request);
     for (int recoveries = 0; ; recoveries++) {
-      Optional<Lease> next = registerOrRecover(lease, recoveries);
-      if (next.isEmpty()) {
+      if (registerOrRecover(lease, recoveries).isEmpty()) {
         return lease;
       }
-      long remaining = Math.max(0, deadline - System.nanoTime());
-      lease = delegate.acquire(resource, Duration.ofNanos(remaining));
+      lease = delegate.acquire(resource, request.withMaxWait(remaining(deadline)));
     }
   }
 
@@ -76,13 +83,15 @@ public final class FencedLeaseManager implements LeaseManager {
    *     released
    */
   @Override
-  public Optional<Lease> tryAcquire(String resource) {
-    Optional<Lease> acquired = delegate.tryAcquire(resource);
+  public Optional<Lease> tryAcquire(String resource, LeaseRequest request) {
+    Objects.requireNonNull(request, "request");
+    long deadline = System.nanoTime() + request.maxWait().toNanos();
+    Optional<Lease> acquired = delegate.tryAcquire(resource, request);
     for (int recoveries = 0; acquired.isPresent(); recoveries++) {
       if (registerOrRecover(acquired.get(), recoveries).isEmpty()) {
         return acquired;
       }
-      acquired = delegate.tryAcquire(resource);
+      acquired = delegate.tryAcquire(resource, request.withMaxWait(remaining(deadline)));
     }
     return acquired;
   }
@@ -95,6 +104,16 @@ public final class FencedLeaseManager implements LeaseManager {
   @Override
   public LeaseOptions options() {
     return delegate.options();
+  }
+
+  /** Closes the delegate manager (see the class comment); the fence's data source stays open. */
+  @Override
+  public void close() {
+    delegate.close();
+  }
+
+  private static Duration remaining(long deadline) {
+    return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
   }
 
   /** Registers; returns empty when done, or a marker when the caller must acquire again. */
@@ -122,8 +141,11 @@ public final class FencedLeaseManager implements LeaseManager {
           lease.resource(),
           stale.currentToken(),
           floor);
-      delegate.advanceTokenFloor(lease.resource(), FencingToken.of(floor));
-      lease.close();
+      try {
+        delegate.advanceTokenFloor(lease.resource(), FencingToken.of(floor));
+      } finally {
+        lease.close(); // also when advancing failed: never leave a lease renewed with no holder
+      }
       return Optional.of(lease);
     } catch (SQLException e) {
       lease.close();

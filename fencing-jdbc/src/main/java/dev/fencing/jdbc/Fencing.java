@@ -11,7 +11,8 @@ import java.util.Optional;
  * fenced without changes:
  *
  * <pre>{@code
- * try (Lease lease = leases.acquire("billing-nightly", Duration.ofMinutes(1))) {
+ * try (Lease lease = leases.acquire("billing-nightly",
+ *     LeaseRequest.forLeaseTime(Duration.ofMinutes(1)).withMaxWait(Duration.ofSeconds(10)))) {
  *   Fencing.run(lease, () -> billingDao.chargeAll());
  * }
  * }</pre>

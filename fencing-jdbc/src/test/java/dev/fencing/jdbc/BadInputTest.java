@@ -45,7 +45,7 @@ class BadInputTest {
   void shouldRejectInjectionInTableAndColumnNamesBeforeTouchingTheDatabase(String name)
       throws Exception {
     try (Lease lease =
-        fx.fencedLeases(Duration.ofSeconds(30)).acquire("bad-input", Duration.ZERO)) {
+        fx.fencedLeases().acquire("bad-input", FencingFixture.lease(Duration.ofSeconds(30)))) {
       Fencing.run(
           lease,
           () -> {
@@ -69,7 +69,8 @@ class BadInputTest {
 
   @Test
   void shouldRejectFragmentsThatTryToEndTheStatement() throws Exception {
-    try (Lease lease = fx.fencedLeases(Duration.ofSeconds(30)).acquire("bad-frag", Duration.ZERO)) {
+    try (Lease lease =
+        fx.fencedLeases().acquire("bad-frag", FencingFixture.lease(Duration.ofSeconds(30)))) {
       Fencing.run(
           lease,
           () -> {
@@ -98,10 +99,11 @@ class BadInputTest {
   @ParameterizedTest
   @ValueSource(strings = {"x'; DROP TABLE t; --", "a b", "{slot}", "semi;colon", ""})
   void shouldRejectInjectionInResourceNames(String resource) {
-    FencedLeaseManager leases = fx.fencedLeases(Duration.ofSeconds(30));
-    assertThatThrownBy(() -> leases.acquire(resource, Duration.ZERO))
+    FencedLeaseManager leases = fx.fencedLeases();
+    assertThatThrownBy(() -> leases.acquire(resource, FencingFixture.lease(Duration.ofSeconds(30))))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> leases.tryAcquire(resource))
+    assertThatThrownBy(
+            () -> leases.tryAcquire(resource, FencingFixture.lease(Duration.ofSeconds(30))))
         .isInstanceOf(IllegalArgumentException.class);
   }
 
@@ -121,7 +123,7 @@ class BadInputTest {
 
   @Test
   void shouldRefuseAClosedLease() {
-    Lease lease = fx.fencedLeases(Duration.ofSeconds(30)).acquire("closed", Duration.ZERO);
+    Lease lease = fx.fencedLeases().acquire("closed", FencingFixture.lease(Duration.ofSeconds(30)));
     lease.close();
     assertThatThrownBy(() -> Fencing.run(lease, () -> {}))
         .isInstanceOf(LeaseLostException.class)

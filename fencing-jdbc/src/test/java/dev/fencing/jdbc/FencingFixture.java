@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LeaseRequest;
 import dev.fencing.core.RedisLeaseManager;
 import dev.fencing.core.testing.RedisServers;
 import dev.fencing.core.testing.StaleViews;
@@ -83,18 +84,22 @@ final class FencingFixture implements AutoCloseable {
     redisson = RedisServers.connectShared();
   }
 
+  /** A request for a renewing lease of {@code leaseTime}, without waiting. */
+  static LeaseRequest lease(Duration leaseTime) {
+    return LeaseRequest.forLeaseTime(leaseTime);
+  }
+
   /** A plain manager: leases without registration. */
-  RedisLeaseManager leases(Duration leaseTime) {
+  RedisLeaseManager leases() {
     RedisLeaseManager manager =
-        RedisLeaseManager.create(
-            redisson, LeaseOptions.ofLeaseTime(leaseTime).withKeyPrefix(prefix));
+        RedisLeaseManager.create(redisson, LeaseOptions.defaults().withKeyPrefix(prefix));
     managers.add(manager);
     return manager;
   }
 
   /** A manager that registers every lease in this fixture's fence. */
-  FencedLeaseManager fencedLeases(Duration leaseTime) {
-    return new FencedLeaseManager(leases(leaseTime), db.fence());
+  FencedLeaseManager fencedLeases() {
+    return new FencedLeaseManager(leases(), db.fence());
   }
 
   /** A holder whose lease expired unnoticed, and the successor registered after it. */
@@ -108,10 +113,10 @@ final class FencingFixture implements AutoCloseable {
    */
   Holders staleAndCurrent(String resourcePrefix) {
     String resource = resourcePrefix + "-" + ++holders;
-    FencedLeaseManager leases = fencedLeases(Duration.ofSeconds(30));
-    Lease first = leases.acquire(resource, Duration.ZERO);
+    FencedLeaseManager leases = fencedLeases();
+    Lease first = leases.acquire(resource, lease(Duration.ofSeconds(30)));
     expireInRedis(resource);
-    Lease current = leases.acquire(resource, Duration.ZERO);
+    Lease current = leases.acquire(resource, lease(Duration.ofSeconds(30)));
     return new Holders(unawareOfLoss(first), current);
   }
 

@@ -49,8 +49,10 @@ class PausedHolderTest {
       throws Exception {
     fx.insertAccount(1, "nobody", 0);
     Duration leaseTime = Duration.ofSeconds(2);
-    RedisLeaseManager aProcess = fx.leases(leaseTime);
-    Lease a = new FencedLeaseManager(aProcess, fx.db.fence()).acquire("frozen", Duration.ZERO);
+    RedisLeaseManager aProcess = fx.leases();
+    Lease a =
+        new FencedLeaseManager(aProcess, fx.db.fence())
+            .acquire("frozen", FencingFixture.lease(leaseTime));
 
     Connection frozen = Fencing.call(a, () -> fx.db.getConnection());
     frozen.setAutoCommit(false);
@@ -65,8 +67,11 @@ class PausedHolderTest {
     aProcess.close(); // A freezes: no commit, no heartbeat, the transaction stays open
     fx.expireInRedis("frozen"); // its lock is gone at once: only the fence can hold B back
 
-    FencedLeaseManager b = fx.fencedLeases(Duration.ofSeconds(30));
-    try (Lease successor = b.acquire("frozen", Duration.ofSeconds(20))) {
+    FencedLeaseManager b = fx.fencedLeases();
+    try (Lease successor =
+        b.acquire(
+            "frozen",
+            FencingFixture.lease(Duration.ofSeconds(30)).withMaxWait(Duration.ofSeconds(20)))) {
       Duration waited = Duration.ofNanos(System.nanoTime() - frozeAt);
       Duration sinceIdle = Duration.between(idleSince, serverNow());
       System.out.printf(

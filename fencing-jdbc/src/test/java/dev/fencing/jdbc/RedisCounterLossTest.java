@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LeaseRequest;
 import dev.fencing.core.RedisLeaseManager;
 import dev.fencing.core.testing.PrivateRedis;
 import java.time.Duration;
@@ -18,6 +19,8 @@ import org.redisson.api.RedissonClient;
  * it hands out tokens the database has already seen, even the same token twice.
  */
 class RedisCounterLossTest {
+
+  private static final LeaseRequest THIRTY_SECONDS = FencingFixture.lease(Duration.ofSeconds(30));
 
   private static FencingFixture fx;
 
@@ -34,18 +37,18 @@ class RedisCounterLossTest {
   @Test
   void whenTwoHoldersGetTheSameTokenExactlyOneCanWrite() throws Exception {
     fx.insertAccount(1, "nobody", 0);
-    RedisLeaseManager plain = fx.leases(Duration.ofSeconds(30));
+    RedisLeaseManager plain = fx.leases();
     FencedLeaseManager fenced = new FencedLeaseManager(plain, fx.db.fence());
-    Lease first = fenced.acquire("twins", Duration.ZERO);
+    Lease first = fenced.acquire("twins", THIRTY_SECONDS);
     // A fail-over to a replica that had neither the lock nor the last increment:
     fx.expireInRedis("twins");
     fx.setRedisCounter("twins", first.token().value() - 1);
-    Lease twin = plain.acquire("twins", Duration.ZERO);
+    Lease twin = plain.acquire("twins", THIRTY_SECONDS);
     assertThat(twin.token()).isEqualTo(first.token());
     twin.close();
     fx.setRedisCounter("twins", first.token().value() - 1);
 
-    Lease second = fenced.acquire("twins", Duration.ZERO);
+    Lease second = fenced.acquire("twins", THIRTY_SECONDS);
 
     assertThat(second.token())
         .as("registration saw the duplicate and moved Redis past the fence")
@@ -60,12 +63,12 @@ class RedisCounterLossTest {
 
   @Test
   void aSecondRegistrationOfTheSameTokenByAnotherLeaseIsRejected() throws Exception {
-    RedisLeaseManager plain = fx.leases(Duration.ofSeconds(30));
-    Lease first = plain.acquire("same-token", Duration.ZERO);
+    RedisLeaseManager plain = fx.leases();
+    Lease first = plain.acquire("same-token", THIRTY_SECONDS);
     fx.db.fence().register(first);
     fx.expireInRedis("same-token");
     fx.setRedisCounter("same-token", first.token().value() - 1);
-    Lease twin = plain.acquire("same-token", Duration.ZERO);
+    Lease twin = plain.acquire("same-token", THIRTY_SECONDS);
     assertThat(twin.token()).isEqualTo(first.token());
 
     assertThatThrownBy(() -> fx.db.fence().register(twin))
@@ -82,19 +85,18 @@ class RedisCounterLossTest {
     fx.insertAccount(2, "nobody", 0);
     try (PrivateRedis redis = PrivateRedis.start()) {
       RedissonClient client = redis.connect();
-      try (RedisLeaseManager plain =
-          RedisLeaseManager.create(client, LeaseOptions.ofLeaseTime(Duration.ofSeconds(30)))) {
+      try (RedisLeaseManager plain = RedisLeaseManager.create(client, LeaseOptions.defaults())) {
         FencedLeaseManager fenced = new FencedLeaseManager(plain, fx.db.fence());
         for (int i = 0; i < 3; i++) {
-          fenced.acquire("restart", Duration.ZERO).close();
+          fenced.acquire("restart", THIRTY_SECONDS).close();
         }
-        Lease before = fenced.acquire("restart", Duration.ZERO);
+        Lease before = fenced.acquire("restart", THIRTY_SECONDS);
         assertThat(before.token().value()).isEqualTo(4);
         assertThat(fx.guardedSetOwner(before, 2, "before")).isEqualTo(1);
 
         redis.restartEmpty();
 
-        Lease after = fenced.acquire("restart", Duration.ofSeconds(5));
+        Lease after = fenced.acquire("restart", THIRTY_SECONDS.withMaxWait(Duration.ofSeconds(5)));
         assertThat(after.token().value()).isGreaterThan(4);
         assertThat(fx.db.fence().currentToken("restart")).hasValue(after.token().value());
         assertThat(fx.guardedSetOwner(after, 2, "after")).isEqualTo(1);
@@ -113,15 +115,14 @@ class RedisCounterLossTest {
   void afterAFlushTheNextHolderIsAboveTheFence() throws Exception {
     try (PrivateRedis redis = PrivateRedis.start()) {
       RedissonClient client = redis.connect();
-      try (RedisLeaseManager plain =
-          RedisLeaseManager.create(client, LeaseOptions.ofLeaseTime(Duration.ofSeconds(30)))) {
+      try (RedisLeaseManager plain = RedisLeaseManager.create(client, LeaseOptions.defaults())) {
         FencedLeaseManager fenced = new FencedLeaseManager(plain, fx.db.fence());
-        Lease first = fenced.acquire("flush", Duration.ZERO);
+        Lease first = fenced.acquire("flush", THIRTY_SECONDS);
         first.close();
-        Lease second = fenced.acquire("flush", Duration.ZERO);
+        Lease second = fenced.acquire("flush", THIRTY_SECONDS);
         second.close();
         redis.cli("flushall");
-        try (Lease third = fenced.acquire("flush", Duration.ZERO)) {
+        try (Lease third = fenced.acquire("flush", THIRTY_SECONDS)) {
           assertThat(third.token()).isGreaterThan(second.token());
         }
       } finally {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseRequest;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Test;
 class RegistrationRaceTest {
 
   private static final Duration WAIT_BOUND = Duration.ofSeconds(15);
+  private static final LeaseRequest LEASE = FencingFixture.lease(Duration.ofSeconds(30));
 
   private static FencingFixture fx;
   private ExecutorService background;
@@ -57,8 +59,8 @@ class RegistrationRaceTest {
   @Test
   void aRegistrationWaitsForTheStaleHoldersInFlightWriteAndThenSeesIt() throws Exception {
     fx.insertAccount(1, "nobody", 0);
-    FencedLeaseManager leases = fx.fencedLeases(Duration.ofSeconds(30));
-    Lease stale = FencingFixture.unawareOfLoss(leases.acquire("race-write-first", Duration.ZERO));
+    FencedLeaseManager leases = fx.fencedLeases();
+    Lease stale = FencingFixture.unawareOfLoss(leases.acquire("race-write-first", LEASE));
 
     try (Connection inFlight = Fencing.call(stale, () -> fx.db.getConnection())) {
       inFlight.setAutoCommit(false);
@@ -72,7 +74,8 @@ class RegistrationRaceTest {
 
       fx.expireInRedis("race-write-first");
       Future<Lease> registration =
-          background.submit(() -> leases.acquire("race-write-first", Duration.ofSeconds(10)));
+          background.submit(
+              () -> leases.acquire("race-write-first", LEASE.withMaxWait(Duration.ofSeconds(10))));
       awaitBlockedBy(stalePid, "the successor's registration");
       assertThat(registration.isDone())
           .as("the registration went ahead while the stale write was in flight")
@@ -95,10 +98,10 @@ class RegistrationRaceTest {
   @Test
   void aStaleWriteArrivingWhileARegistrationIsInFlightWaitsAndIsRejected() throws Exception {
     fx.insertAccount(2, "nobody", 0);
-    FencedLeaseManager leases = fx.fencedLeases(Duration.ofSeconds(30));
-    Lease stale = FencingFixture.unawareOfLoss(leases.acquire("race-reg-first", Duration.ZERO));
+    FencedLeaseManager leases = fx.fencedLeases();
+    Lease stale = FencingFixture.unawareOfLoss(leases.acquire("race-reg-first", LEASE));
     fx.expireInRedis("race-reg-first");
-    Lease successor = fx.leases(Duration.ofSeconds(30)).acquire("race-reg-first", Duration.ZERO);
+    Lease successor = fx.leases().acquire("race-reg-first", LEASE);
 
     try (Connection registering = DriverManager.getConnection(FencingFixture.URL)) {
       registering.setAutoCommit(false);
@@ -147,10 +150,10 @@ class RegistrationRaceTest {
   void withoutFencingTheSameInterleavingCommitsTheStaleWriteAfterTheRegistration()
       throws Exception {
     fx.insertAccount(4, "nobody", 0);
-    FencedLeaseManager leases = fx.fencedLeases(Duration.ofSeconds(30));
-    leases.acquire("race-control", Duration.ZERO);
+    FencedLeaseManager leases = fx.fencedLeases();
+    leases.acquire("race-control", LEASE);
     fx.expireInRedis("race-control");
-    try (Lease successor = leases.acquire("race-control", Duration.ZERO)) {
+    try (Lease successor = leases.acquire("race-control", LEASE)) {
       assertThat(successor.token().value()).isEqualTo(2);
       assertThat(fx.unguardedSetOwner(4, "A")).as("the stale write, unfenced").isEqualTo(1);
     }

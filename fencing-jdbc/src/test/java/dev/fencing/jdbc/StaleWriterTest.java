@@ -58,10 +58,13 @@ class StaleWriterTest {
    */
   private Future<Integer> staleHolderScenario(
       String resource, SuccessorWrite successor, StaleWrite stale) throws Exception {
-    RedisLeaseManager aProcess = fx.leases(Duration.ofMillis(400));
+    RedisLeaseManager aProcess = fx.leases();
     FencedLeaseManager a = new FencedLeaseManager(aProcess, fx.db.fence());
-    FencedLeaseManager b = fx.fencedLeases(Duration.ofSeconds(10));
-    Lease leaseA = a.acquire(resource, Duration.ofSeconds(2));
+    FencedLeaseManager b = fx.fencedLeases();
+    Lease leaseA =
+        a.acquire(
+            resource,
+            FencingFixture.lease(Duration.ofMillis(400)).withMaxWait(Duration.ofSeconds(2)));
     Lease viewOfA = FencingFixture.unawareOfLoss(leaseA);
     CountDownLatch resume = new CountDownLatch(1);
     Future<Integer> aWrite =
@@ -71,7 +74,10 @@ class StaleWriterTest {
               return stale.write(viewOfA);
             });
     aProcess.close(); // the paused process renews nothing
-    try (Lease leaseB = b.acquire(resource, Duration.ofSeconds(5))) {
+    try (Lease leaseB =
+        b.acquire(
+            resource,
+            FencingFixture.lease(Duration.ofSeconds(10)).withMaxWait(Duration.ofSeconds(5)))) {
       assertThat(leaseB.token()).isGreaterThan(leaseA.token());
       successor.write(leaseB);
       resume.countDown();
@@ -182,9 +188,10 @@ class StaleWriterTest {
   @Test
   void shouldFailFastWithoutARoundTripWhenTheLeaseIsKnownLost() throws Exception {
     fx.insertAccount(9, "nobody", 0);
-    RedisLeaseManager aProcess = fx.leases(Duration.ofMillis(300));
+    RedisLeaseManager aProcess = fx.leases();
     Lease lease =
-        new FencedLeaseManager(aProcess, fx.db.fence()).acquire("accounts-9", Duration.ZERO);
+        new FencedLeaseManager(aProcess, fx.db.fence())
+            .acquire("accounts-9", FencingFixture.lease(Duration.ofMillis(300)));
     java.sql.Connection fenced =
         Fencing.call(lease, () -> fx.db.getConnection()); // taken while held
     fx.expireInRedis("accounts-9");

@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseManager;
 import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LeaseRequest;
 import dev.fencing.core.RedisLeaseManager;
 import dev.fencing.core.testing.StaleViews;
 import dev.fencing.jdbc.FenceOptions;
@@ -137,9 +138,12 @@ public final class Worker {
                 .withSchema(args.get("fenceSchema"))
                 .withTriggerMode(mode.equals("trigger")));
     LeaseOptions options =
-        LeaseOptions.ofLeaseTime(Duration.ofMillis(Long.parseLong(args.get("leaseMs"))))
+        LeaseOptions.defaults()
             .withKeyPrefix(args.get("prefix"))
             .withOperationTimeout(Duration.ofSeconds(2));
+    LeaseRequest request =
+        LeaseRequest.forLeaseTime(Duration.ofMillis(Long.parseLong(args.get("leaseMs"))))
+            .withMaxWait(Duration.ofSeconds(2));
     RedisLeaseManager redisLeases = RedisLeaseManager.create(redisson, options);
     LeaseManager leases =
         mode.equals("off") ? redisLeases : new FencedLeaseManager(redisLeases, db.fence());
@@ -149,7 +153,7 @@ public final class Worker {
       String resource = "r" + random.nextInt(resources);
       Lease lease;
       try {
-        lease = leases.acquire(resource, Duration.ofSeconds(2));
+        lease = leases.acquire(resource, request);
         failingSince = 0;
       } catch (RuntimeException e) {
         log("NOLEASE " + resource + " " + oneLine(e));

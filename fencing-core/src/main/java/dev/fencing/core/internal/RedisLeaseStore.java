@@ -1,255 +1,171 @@
 package dev.fencing.core.internal;
 
-import dev.fencing.core.FencingToken;
-import dev.fencing.core.Lease;
-import dev.fencing.core.LeaseBackendException;
-import dev.fencing.core.LeaseObserver;
-import dev.fencing.core.LeaseOptions;
-import dev.fencing.core.LeaseUnavailableException;
-import java.security.SecureRandom;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.redisson.api.RScript;
 import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.redisson.config.Config;
 
-/** The Redis side of leases: runs the scripts, waits for releases, owns the heartbeat thread. */
-public final class RedisLeaseStore {
+/**
+ * Leases in Redis: each operation is one atomic Lua script (see {@link Scripts}); waiters are woken
+ * through a pub/sub channel per resource. The keys of one resource share a hash slot, so the same
+ * scripts run on Redis Cluster; renewals are grouped by slot.
+ */
+public final class RedisLeaseStore implements LeaseStore {
 
-  private static final Logger log = LoggerFactory.getLogger(RedisLeaseStore.class);
-  private static final SecureRandom RANDOM = new SecureRandom();
   private static final int MAX_RENEWALS_PER_CALL = 500;
 
   private final RedissonClient redisson;
   private final RScript script;
-  private final LeaseOptions options;
-  private final LeaseObserver observer;
-  private final ScheduledThreadPoolExecutor heartbeat;
-  private final Set<RedisLease> held = ConcurrentHashMap.newKeySet();
-  private final long leaseMillis;
+  private final String keyPrefix;
   private final boolean cluster;
+  private final String description;
 
   /**
-   * Creates the store and starts its heartbeat thread.
+   * Creates the store. It does not own the client.
    *
    * @param redisson the client
-   * @param options the options
-   * @param observer the observer
+   * @param keyPrefix the prefix of every key
    */
-  public RedisLeaseStore(RedissonClient redisson, LeaseOptions options, LeaseObserver observer) {
+  public RedisLeaseStore(RedissonClient redisson, String keyPrefix) {
     this.redisson = redisson;
     this.script = redisson.getScript(StringCodec.INSTANCE);
-    this.options = options;
-    this.observer = observer;
-    this.leaseMillis = options.leaseTime().toMillis();
-    this.cluster = redisson.getConfig().isClusterConfig();
-    this.heartbeat =
-        new ScheduledThreadPoolExecutor(
-            1,
-            runnable -> {
-              Thread thread = new Thread(runnable, "fencing-heartbeat");
-              thread.setDaemon(true);
-              return thread;
-            });
-    long tick = sweepIntervalNanos(options);
-    this.heartbeat.scheduleAtFixedRate(this::sweep, tick, tick, TimeUnit.NANOSECONDS);
+    this.keyPrefix = keyPrefix;
+    Config config = redisson.getConfig();
+    this.cluster = config.isClusterConfig();
+    this.description = describe(config);
   }
 
-  /**
-   * How often the heartbeat thread looks at the held leases: a quarter of the renewal interval, and
-   * at most half the safety margin, so a lease whose renewals fail is reported lost before its lock
-   * can expire on the server.
-   */
-  static long sweepIntervalNanos(LeaseOptions options) {
-    long tick = options.renewInterval().toNanos() / 4;
-    long margin = options.safetyMargin().toNanos();
-    if (margin > 0) {
-      tick = Math.min(tick, margin / 2);
-    }
-    return Math.max(tick, TimeUnit.MILLISECONDS.toNanos(1));
-  }
-
-  private void sweep() {
-    long now = System.nanoTime();
-    Map<Integer, List<RedisLease>> dueBySlot = new HashMap<>();
-    for (RedisLease lease : held) {
-      try {
-        if (lease.dueForRenewal(now)) {
-          int slot = cluster ? Slots.of(lease.resource()) : 0;
-          dueBySlot.computeIfAbsent(slot, any -> new ArrayList<>()).add(lease);
-        }
-      } catch (RuntimeException e) {
-        log.warn("heartbeat of {} failed", lease, e);
-      }
-    }
-    for (List<RedisLease> due : dueBySlot.values()) {
-      for (int from = 0; from < due.size(); from += MAX_RENEWALS_PER_CALL) {
-        renew(due.subList(from, Math.min(due.size(), from + MAX_RENEWALS_PER_CALL)), now);
-      }
-    }
-  }
-
-  /** Renews leases whose keys share one hash slot, in one script call. */
-  private void renew(List<RedisLease> leases, long sentAt) {
-    List<Object> keys = new ArrayList<>(leases.size());
-    Object[] args = new Object[leases.size() + 1];
-    args[0] = Long.toString(leaseMillis);
-    for (int i = 0; i < leases.size(); i++) {
-      keys.add(leases.get(i).keys().lock());
-      args[i + 1] = leases.get(i).value();
-    }
-    List<RedisLease> batch = List.copyOf(leases);
-    this.<List<Object>>run(
-            Scripts.RENEW_MANY, (String) keys.get(0), keys, RScript.ReturnType.LIST, args)
-        .whenCompleteAsync(
-            (renewed, failure) -> {
-              for (int i = 0; i < batch.size(); i++) {
-                Long one = failure == null ? ((Number) renewed.get(i)).longValue() : null;
-                batch.get(i).onRenewal(sentAt, one, failure);
-              }
-            },
-            heartbeat);
-  }
-
-  void forget(RedisLease lease) {
-    held.remove(lease);
-  }
-
-  /** Returns the options. */
-  public LeaseOptions options() {
-    return options;
-  }
-
-  LeaseObserver observer() {
-    return observer;
-  }
-
-  /** Acquires, waiting up to {@code maxWait}. */
-  public Lease acquire(String resource, Duration maxWait) {
-    ResourceNames.validate(resource);
-    Objects.requireNonNull(maxWait, "maxWait");
-    if (maxWait.isNegative()) {
-      throw new IllegalArgumentException("maxWait must not be negative, got " + maxWait);
-    }
-    long deadline = System.nanoTime() + maxWait.toNanos();
-    Attempt attempt = attempt(resource);
-    if (attempt.lease() != null) {
-      return attempt.lease();
-    }
-    if (maxWait.isZero()) {
-      throw new LeaseUnavailableException(resource, maxWait);
-    }
-    Semaphore released = new Semaphore(0);
-    RTopic topic = redisson.getTopic(keys(resource).channel(), StringCodec.INSTANCE);
-    Integer listener =
-        await(
-            topic.addListenerAsync(String.class, (channel, message) -> released.release()),
-            "subscribing to releases of \"" + resource + "\"");
-    try {
-      while (true) {
-        attempt = attempt(resource);
-        if (attempt.lease() != null) {
-          return attempt.lease();
-        }
-        long remaining = deadline - System.nanoTime();
-        if (remaining <= 0) {
-          throw new LeaseUnavailableException(resource, maxWait);
-        }
-        long untilExpiry = TimeUnit.MILLISECONDS.toNanos(attempt.remainingTtlMillis() + 1);
-        if (released.tryAcquire(Math.min(remaining, untilExpiry), TimeUnit.NANOSECONDS)) {
-          released.drainPermits();
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new LeaseUnavailableException(resource, e);
-    } finally {
-      topic.removeListenerAsync(listener);
-    }
-  }
-
-  /** Acquires if free now. */
-  public Optional<Lease> tryAcquire(String resource) {
-    ResourceNames.validate(resource);
-    return Optional.ofNullable(attempt(resource).lease());
-  }
-
-  /** Raises the token counter to at least {@code floor}. */
-  public void advanceTokenFloor(String resource, FencingToken floor) {
-    ResourceNames.validate(resource);
-    Objects.requireNonNull(floor, "floor");
+  @Override
+  public CompletableFuture<Long> acquire(String resource, String leaseId, long leaseMillis) {
     Keys keys = keys(resource);
-    await(
-        run(Scripts.ADVANCE_FLOOR, keys.counter(), List.of(keys.counter()), floor.toString()),
-        "advancing the token counter of \"" + resource + "\"");
+    return run(
+        Scripts.ACQUIRE,
+        keys.lock(),
+        List.of(keys.lock(), keys.counter(), keys.abandoned(leaseId)),
+        RScript.ReturnType.LONG,
+        leaseId,
+        Long.toString(leaseMillis));
   }
 
-  /** Stops the heartbeat. */
-  public void close() {
-    heartbeat.shutdownNow();
-  }
-
-  private Attempt attempt(String resource) {
+  @Override
+  public CompletableFuture<Boolean> abandon(String resource, String leaseId, long leaseMillis) {
     Keys keys = keys(resource);
-    String leaseId = newLeaseId();
-    long sentAt = System.nanoTime();
-    long result =
-        await(
-            run(
-                Scripts.ACQUIRE,
-                keys.lock(),
-                List.of(keys.lock(), keys.counter()),
-                leaseId,
-                Long.toString(leaseMillis)),
-            "acquiring the lease on \"" + resource + "\"");
-    if (result < 0) {
-      return new Attempt(null, -result - 1);
+    return this.<Long>run(
+            Scripts.ABANDON,
+            keys.lock(),
+            List.of(keys.lock(), keys.abandoned(leaseId), keys.channel()),
+            RScript.ReturnType.LONG,
+            leaseId,
+            Long.toString(leaseMillis))
+        .thenApply(deleted -> deleted == 1L);
+  }
+
+  @Override
+  public List<CompletableFuture<Boolean>> renew(List<Renewal> renewals) {
+    Map<Integer, List<Integer>> bySlot = new HashMap<>();
+    for (int i = 0; i < renewals.size(); i++) {
+      int slot = cluster ? Slots.of(renewals.get(i).resource()) : 0;
+      bySlot.computeIfAbsent(slot, any -> new ArrayList<>()).add(i);
     }
-    RedisLease lease =
-        new RedisLease(this, keys, resource, new FencingToken(result), leaseId, sentAt);
-    held.add(lease);
-    notifyObserver(() -> observer.onAcquired(lease));
-    return new Attempt(lease, 0);
+    List<CompletableFuture<Boolean>> results = new ArrayList<>(renewals.size());
+    for (int i = 0; i < renewals.size(); i++) {
+      results.add(new CompletableFuture<>());
+    }
+    for (List<Integer> slot : bySlot.values()) {
+      for (int from = 0; from < slot.size(); from += MAX_RENEWALS_PER_CALL) {
+        List<Integer> batch =
+            slot.subList(from, Math.min(slot.size(), from + MAX_RENEWALS_PER_CALL));
+        renewBatch(renewals, batch, results);
+      }
+    }
+    return results;
   }
 
-  boolean release(RedisLease lease) {
-    return await(releaseAsync(lease), "releasing the lease on \"" + lease.resource() + "\"") == 1;
-  }
-
-  CompletableFuture<Long> releaseAsync(RedisLease lease) {
-    Keys keys = lease.keys();
-    return run(Scripts.RELEASE, keys.lock(), List.of(keys.lock(), keys.channel()), lease.value());
-  }
-
-  void notifyObserver(Runnable callback) {
+  /** Renews locks of one hash slot in one call; each lease's future completes with it. */
+  private void renewBatch(
+      List<Renewal> renewals, List<Integer> batch, List<CompletableFuture<Boolean>> results) {
+    List<Object> keys = new ArrayList<>(batch.size());
+    Object[] args = new Object[batch.size() * 2];
+    for (int i = 0; i < batch.size(); i++) {
+      Renewal renewal = renewals.get(batch.get(i));
+      keys.add(keys(renewal.resource()).lock());
+      args[2 * i] = renewal.value();
+      args[2 * i + 1] = Long.toString(renewal.leaseMillis());
+    }
+    CompletableFuture<List<Object>> call;
     try {
-      callback.run();
+      call = run(Scripts.RENEW_MANY, (String) keys.get(0), keys, RScript.ReturnType.LIST, args);
     } catch (RuntimeException e) {
-      log.warn("lease observer failed", e);
+      call = CompletableFuture.failedFuture(e);
     }
+    call.whenComplete(
+        (renewed, failure) -> {
+          for (int i = 0; i < batch.size(); i++) {
+            CompletableFuture<Boolean> result = results.get(batch.get(i));
+            if (failure != null) {
+              result.completeExceptionally(failure);
+            } else {
+              result.complete(((Number) renewed.get(i)).longValue() == 1L);
+            }
+          }
+        });
   }
 
-  private CompletableFuture<Long> run(
-      Scripts.Script lua, String routingKey, List<Object> keys, Object... args) {
-    return run(lua, routingKey, keys, RScript.ReturnType.LONG, args);
+  @Override
+  public CompletableFuture<Boolean> release(String resource, String value, long keepMillis) {
+    Keys keys = keys(resource);
+    return this.<Long>run(
+            Scripts.RELEASE,
+            keys.lock(),
+            List.of(keys.lock(), keys.channel()),
+            RScript.ReturnType.LONG,
+            value,
+            Long.toString(keepMillis))
+        .thenApply(released -> released == 1L);
+  }
+
+  @Override
+  public CompletableFuture<Void> advanceFloor(String resource, long floor) {
+    Keys keys = keys(resource);
+    return this.<Long>run(
+            Scripts.ADVANCE_FLOOR,
+            keys.counter(),
+            List.of(keys.counter()),
+            RScript.ReturnType.LONG,
+            Long.toString(floor))
+        .thenApply(counter -> null);
+  }
+
+  @Override
+  public CompletableFuture<Subscription> subscribeReleases(String resource, Runnable onRelease) {
+    RTopic topic = redisson.getTopic(keys(resource).channel(), StringCodec.INSTANCE);
+    return topic
+        .addListenerAsync(String.class, (channel, message) -> onRelease.run())
+        .toCompletableFuture()
+        .thenApply(
+            listener ->
+                new Subscription() {
+                  private boolean cancelled;
+
+                  @Override
+                  public synchronized void cancel() {
+                    if (!cancelled) {
+                      cancelled = true;
+                      topic.removeListenerAsync(listener);
+                    }
+                  }
+                });
+  }
+
+  @Override
+  public String describe() {
+    return description;
   }
 
   private <T> CompletableFuture<T> run(
@@ -286,40 +202,32 @@ public final class RedisLeaseStore {
     return false;
   }
 
-  private <T> T await(java.util.concurrent.CompletionStage<T> stage, String what) {
-    CompletableFuture<T> future = stage.toCompletableFuture();
-    try {
-      return future.get(options.operationTimeout().toNanos(), TimeUnit.NANOSECONDS);
-    } catch (TimeoutException e) {
-      future.cancel(false);
-      throw new LeaseBackendException(
-          what + ": Redis did not answer within " + options.operationTimeout(), e);
-    } catch (ExecutionException | CompletionException e) {
-      Throwable cause = e.getCause() == null ? e : e.getCause();
-      throw new LeaseBackendException(what + " failed: " + cause.getMessage(), cause);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new LeaseBackendException(what + ": interrupted", e);
-    }
-  }
-
   private Keys keys(String resource) {
-    String base = options.keyPrefix() + "{" + resource + "}:";
+    String base = keyPrefix + "{" + resource + "}:";
     return new Keys(base + "lock", base + "token", base + "released");
   }
 
-  private static String newLeaseId() {
-    byte[] bytes = new byte[16];
-    RANDOM.nextBytes(bytes);
-    return HexFormat.of().formatHex(bytes);
-  }
-
-  long leaseNanos() {
-    return TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+  private static String describe(Config config) {
+    try {
+      if (config.isSingleConfig()) {
+        return "Redis at " + config.useSingleServer().getAddress();
+      }
+      if (config.isClusterConfig()) {
+        return "Redis Cluster at " + config.useClusterServers().getNodeAddresses();
+      }
+      if (config.isSentinelConfig()) {
+        return "Redis via Sentinels " + config.useSentinelServers().getSentinelAddresses();
+      }
+    } catch (RuntimeException e) {
+      // fall through: a configuration we cannot read still gets a generic name
+    }
+    return "Redis";
   }
 
   /** The Redis keys of one resource, all in one hash slot. */
-  record Keys(String lock, String counter, String channel) {}
-
-  private record Attempt(RedisLease lease, long remainingTtlMillis) {}
+  private record Keys(String lock, String counter, String channel) {
+    String abandoned(String leaseId) {
+      return lock.substring(0, lock.length() - "lock".length()) + "abandoned:" + leaseId;
+    }
+  }
 }

@@ -9,12 +9,16 @@ import java.util.HexFormat;
 final class Scripts {
 
   /**
-   * KEYS: lock, counter. ARGV: lease id, ttl ms. Returns the new token (positive) when acquired;
-   * otherwise {@code -(remaining ttl ms) - 1}.
+   * KEYS: lock, counter, abandoned marker of this lease id. ARGV: lease id, ttl ms. Returns the new
+   * token (positive) when acquired; otherwise {@code -(remaining ttl ms) - 1}. Does nothing if the
+   * caller already gave up on this acquisition (the marker exists).
    */
   static final Script ACQUIRE =
       new Script(
           """
+          if redis.call('exists', KEYS[3]) == 1 then
+            return -1
+          end
           if redis.call('exists', KEYS[1]) == 0 then
             local token = redis.call('incr', KEYS[2])
             redis.call('set', KEYS[1], ARGV[1] .. ':' .. token, 'px', ARGV[2])
@@ -26,16 +30,36 @@ final class Scripts {
           """);
 
   /**
-   * KEYS: locks (one hash slot). ARGV: ttl ms, then one value per lock. Extends each lock that
-   * still holds its value; returns 1 (extended) or 0 (gone) per lock, in order.
+   * KEYS: lock, abandoned marker of the lease id, channel. ARGV: lease id, ttl ms. For an
+   * acquisition whose answer never came: marks its lease id abandoned for one lease time (so the
+   * script, if it has not run yet, will not take the lock) and deletes the lock if that acquisition
+   * took it. Returns 1 when a lock was deleted, 0 otherwise.
+   */
+  static final Script ABANDON =
+      new Script(
+          """
+          redis.call('set', KEYS[2], '1', 'px', ARGV[2])
+          local value = redis.call('get', KEYS[1])
+          local owner = ARGV[1] .. ':'
+          if value and string.sub(value, 1, string.len(owner)) == owner then
+            redis.call('del', KEYS[1])
+            redis.call('publish', KEYS[3], value)
+            return 1
+          end
+          return 0
+          """);
+
+  /**
+   * KEYS: locks (one hash slot). ARGV: value then ttl ms, per lock. Extends each lock that still
+   * holds its value by its ttl; returns 1 (extended) or 0 (gone) per lock, in order.
    */
   static final Script RENEW_MANY =
       new Script(
           """
           local renewed = {}
           for i = 1, #KEYS do
-            if redis.call('get', KEYS[i]) == ARGV[i + 1] then
-              redis.call('pexpire', KEYS[i], ARGV[1])
+            if redis.call('get', KEYS[i]) == ARGV[2 * i - 1] then
+              redis.call('pexpire', KEYS[i], ARGV[2 * i])
               renewed[i] = 1
             else
               renewed[i] = 0
@@ -45,15 +69,20 @@ final class Scripts {
           """);
 
   /**
-   * KEYS: lock, channel. ARGV: value. Deletes the lock only if it holds the value, then wakes
-   * waiters. Returns 1 when deleted, 0 otherwise.
+   * KEYS: lock, channel. ARGV: value, keep ms. If the lock holds the value: with keep 0, deletes it
+   * and wakes waiters; otherwise lets it expire in keep ms. Returns 1 when it held the value, 0
+   * otherwise.
    */
   static final Script RELEASE =
       new Script(
           """
           if redis.call('get', KEYS[1]) == ARGV[1] then
-            redis.call('del', KEYS[1])
-            redis.call('publish', KEYS[2], ARGV[1])
+            if tonumber(ARGV[2]) > 0 then
+              redis.call('pexpire', KEYS[1], ARGV[2])
+            else
+              redis.call('del', KEYS[1])
+              redis.call('publish', KEYS[2], ARGV[1])
+            end
             return 1
           end
           return 0

@@ -57,6 +57,16 @@ public final class StaleViews {
       }
 
       @Override
+      public void markLost(LossReason reason) {
+        lease.markLost(reason);
+      }
+
+      @Override
+      public void release(Duration keepLockedFor) {
+        lease.release(keepLockedFor);
+      }
+
+      @Override
       public void close() {
         lease.close();
       }

@@ -1,0 +1,230 @@
+package dev.fencing.core.internal;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Leases in this JVM's memory, with the same semantics as the Redis scripts and lock expiry judged
+ * by a {@link Ticker}. For tests: it lets the lifecycle run on a fake clock, and can be made to
+ * fail or to lose replies. Tokens live only as long as this object.
+ */
+public final class InMemoryLeaseStore implements LeaseStore {
+
+  private final Ticker ticker;
+  private final Map<String, Lock> locks = new HashMap<>();
+  private final Map<String, Long> counters = new HashMap<>();
+  private final Set<String> abandoned = new java.util.HashSet<>();
+  private final Map<String, Set<Runnable>> watchers = new ConcurrentHashMap<>();
+  private final AtomicInteger renewalRepliesToLose = new AtomicInteger();
+  private final List<Runnable> delayed = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private volatile boolean down;
+  private volatile boolean delaySubscriptions;
+
+  /**
+   * Creates an empty store.
+   *
+   * @param ticker the clock that expires locks
+   */
+  public InMemoryLeaseStore(Ticker ticker) {
+    this.ticker = ticker;
+  }
+
+  @Override
+  public CompletableFuture<Long> acquire(String resource, String leaseId, long leaseMillis) {
+    if (down) {
+      return unreachable();
+    }
+    synchronized (this) {
+      if (abandoned.contains(leaseId)) {
+        return CompletableFuture.completedFuture(-1L);
+      }
+      Lock lock = live(resource);
+      if (lock != null) {
+        long remaining = TimeUnit.NANOSECONDS.toMillis(lock.expiresAt() - ticker.nanoTime());
+        return CompletableFuture.completedFuture(-Math.max(0, remaining) - 1);
+      }
+      long token = counters.merge(resource, 1L, Long::sum);
+      locks.put(resource, new Lock(leaseId + ":" + token, expiry(leaseMillis)));
+      return CompletableFuture.completedFuture(token);
+    }
+  }
+
+  @Override
+  public CompletableFuture<Boolean> abandon(String resource, String leaseId, long leaseMillis) {
+    if (down) {
+      return unreachable();
+    }
+    synchronized (this) {
+      abandoned.add(leaseId);
+      Lock lock = live(resource);
+      if (lock == null || !lock.value().startsWith(leaseId + ":")) {
+        return CompletableFuture.completedFuture(false);
+      }
+      locks.remove(resource);
+    }
+    wake(resource);
+    return CompletableFuture.completedFuture(true);
+  }
+
+  @Override
+  public List<CompletableFuture<Boolean>> renew(List<Renewal> renewals) {
+    if (down) {
+      List<CompletableFuture<Boolean>> failed = new ArrayList<>();
+      renewals.forEach(any -> failed.add(unreachable()));
+      return failed;
+    }
+    List<Boolean> renewed = new ArrayList<>(renewals.size());
+    synchronized (this) {
+      for (Renewal renewal : renewals) {
+        Lock lock = live(renewal.resource());
+        boolean ours = lock != null && lock.value().equals(renewal.value());
+        if (ours) {
+          locks.put(renewal.resource(), new Lock(lock.value(), expiry(renewal.leaseMillis())));
+        }
+        renewed.add(ours);
+      }
+    }
+    boolean lost = renewalRepliesToLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
+    List<CompletableFuture<Boolean>> answers = new ArrayList<>(renewed.size());
+    for (Boolean one : renewed) {
+      // when lost: applied, but the answer never arrives
+      answers.add(lost ? new CompletableFuture<>() : CompletableFuture.completedFuture(one));
+    }
+    return answers;
+  }
+
+  @Override
+  public CompletableFuture<Boolean> release(String resource, String value, long keepMillis) {
+    if (down) {
+      return unreachable();
+    }
+    boolean deleted;
+    synchronized (this) {
+      Lock lock = live(resource);
+      if (lock == null || !lock.value().equals(value)) {
+        return CompletableFuture.completedFuture(false);
+      }
+      if (keepMillis > 0) {
+        locks.put(resource, new Lock(value, expiry(keepMillis)));
+        return CompletableFuture.completedFuture(true);
+      }
+      locks.remove(resource);
+      deleted = true;
+    }
+    wake(resource);
+    return CompletableFuture.completedFuture(deleted);
+  }
+
+  @Override
+  public CompletableFuture<Void> advanceFloor(String resource, long floor) {
+    if (down) {
+      return unreachable();
+    }
+    synchronized (this) {
+      counters.merge(resource, floor, Math::max);
+    }
+    return CompletableFuture.completedFuture(null);
+  }
+
+  @Override
+  public CompletableFuture<Subscription> subscribeReleases(String resource, Runnable onRelease) {
+    if (down) {
+      return unreachable();
+    }
+    Runnable watcher = onRelease::run; // a distinct object per subscription
+    watchers.computeIfAbsent(resource, any -> ConcurrentHashMap.newKeySet()).add(watcher);
+    Subscription subscription =
+        () -> {
+          Set<Runnable> set = watchers.get(resource);
+          if (set != null) {
+            set.remove(watcher);
+          }
+        };
+    if (delaySubscriptions) {
+      CompletableFuture<Subscription> late = new CompletableFuture<>();
+      delayed.add(() -> late.complete(subscription));
+      return late;
+    }
+    return CompletableFuture.completedFuture(subscription);
+  }
+
+  @Override
+  public String describe() {
+    return "the in-memory lease store";
+  }
+
+  /** Makes every later call fail as if the server were unreachable, or work again. */
+  public void setDown(boolean down) {
+    this.down = down;
+  }
+
+  /** Applies the next {@code count} renewal calls but never answers them. */
+  public void loseRenewalReplies(int count) {
+    renewalRepliesToLose.set(count);
+  }
+
+  /**
+   * While on, subscriptions take effect at once but their confirmation is held back until {@link
+   * #confirmDelayedSubscriptions()}.
+   */
+  public void delaySubscriptions(boolean delay) {
+    this.delaySubscriptions = delay;
+  }
+
+  /** Confirms the subscriptions held back so far. */
+  public void confirmDelayedSubscriptions() {
+    List<Runnable> pending = List.copyOf(delayed);
+    delayed.clear();
+    pending.forEach(Runnable::run);
+  }
+
+  /** Deletes the lock of {@code resource} behind its holder's back, as an expiry on a server. */
+  public synchronized void breakLock(String resource) {
+    locks.remove(resource);
+  }
+
+  /** Returns whether {@code resource} is locked right now. */
+  public synchronized boolean isLocked(String resource) {
+    return live(resource) != null;
+  }
+
+  /** Returns the number of release subscriptions currently open on {@code resource}. */
+  public int subscriptions(String resource) {
+    Set<Runnable> set = watchers.get(resource);
+    return set == null ? 0 : set.size();
+  }
+
+  private Lock live(String resource) {
+    Lock lock = locks.get(resource);
+    if (lock != null && ticker.nanoTime() - lock.expiresAt() >= 0) {
+      locks.remove(resource);
+      return null;
+    }
+    return lock;
+  }
+
+  private long expiry(long millis) {
+    return ticker.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+  }
+
+  private void wake(String resource) {
+    Set<Runnable> set = watchers.get(resource);
+    if (set != null) {
+      set.forEach(Runnable::run);
+    }
+  }
+
+  private static <T> CompletableFuture<T> unreachable() {
+    return CompletableFuture.failedFuture(
+        new IllegalStateException("the in-memory lease store is down (test)"));
+  }
+
+  private record Lock(String value, long expiresAt) {}
+}

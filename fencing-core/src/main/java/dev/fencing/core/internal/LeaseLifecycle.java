@@ -1,0 +1,517 @@
+package dev.fencing.core.internal;
+
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseBackendException;
+import dev.fencing.core.LeaseManager;
+import dev.fencing.core.LeaseManagerClosedException;
+import dev.fencing.core.LeaseObserver;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LeaseRequest;
+import dev.fencing.core.LeaseUnavailableException;
+import dev.fencing.core.LossReason;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HexFormat;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The life of leases on any {@link LeaseStore}: acquiring and waiting, the heartbeat sweep that
+ * renews held leases and detects their loss, loss listeners, release, and close.
+ *
+ * <p>The sweep runs on one heartbeat thread per manager and never calls user code: listeners and
+ * observer callbacks about renewals and losses run on a separate event thread, each guarded, so
+ * nothing they throw can stop the heartbeat or another listener.
+ */
+public final class LeaseLifecycle implements LeaseManager {
+
+  private static final Logger log = LoggerFactory.getLogger(LeaseLifecycle.class);
+  private static final SecureRandom RANDOM = new SecureRandom();
+  private static final long MIN_SWEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+  private static final long MAX_SWEEP_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  private final LeaseStore store;
+  private final LeaseOptions options;
+  private final LeaseObserver observer;
+  private final Ticker ticker;
+  private final Executor events;
+  private final ExecutorService ownedEvents;
+  private final Thread heartbeat;
+  private final Set<ManagedLease> held = ConcurrentHashMap.newKeySet();
+  private final Set<Semaphore> waiters = ConcurrentHashMap.newKeySet();
+  private final Object wake = new Object();
+  private boolean wakeRequested;
+  private volatile boolean closed;
+
+  private LeaseLifecycle(
+      LeaseStore store,
+      LeaseOptions options,
+      LeaseObserver observer,
+      Ticker ticker,
+      Executor events,
+      ExecutorService ownedEvents,
+      boolean startHeartbeat) {
+    this.store = Objects.requireNonNull(store, "store");
+    this.options = Objects.requireNonNull(options, "options");
+    this.observer = Objects.requireNonNull(observer, "observer");
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
+    this.events = Objects.requireNonNull(events, "events");
+    this.ownedEvents = ownedEvents;
+    if (startHeartbeat) {
+      heartbeat = new Thread(this::runHeartbeat, "fencing-heartbeat");
+      heartbeat.setDaemon(true);
+      heartbeat.start();
+    } else {
+      heartbeat = null;
+    }
+  }
+
+  /**
+   * Creates a lifecycle with its own heartbeat thread and event thread, on the system clock.
+   *
+   * @param store the store
+   * @param options the options
+   * @param observer the observer
+   * @return the running lifecycle
+   */
+  public static LeaseLifecycle start(
+      LeaseStore store, LeaseOptions options, LeaseObserver observer) {
+    ExecutorService events =
+        Executors.newSingleThreadExecutor(
+            runnable -> {
+              Thread thread = new Thread(runnable, "fencing-lease-events");
+              thread.setDaemon(true);
+              return thread;
+            });
+    return new LeaseLifecycle(store, options, observer, Ticker.SYSTEM, events, events, true);
+  }
+
+  /**
+   * Creates a lifecycle without a heartbeat thread, for deterministic tests: the caller moves the
+   * {@code ticker} and calls {@link #sweep()}; listeners run on {@code events}.
+   *
+   * @param store the store
+   * @param options the options
+   * @param observer the observer
+   * @param ticker the clock
+   * @param events where listeners and observer callbacks run
+   * @return the lifecycle
+   */
+  public static LeaseLifecycle manual(
+      LeaseStore store,
+      LeaseOptions options,
+      LeaseObserver observer,
+      Ticker ticker,
+      Executor events) {
+    return new LeaseLifecycle(store, options, observer, ticker, events, null, false);
+  }
+
+  @Override
+  public Lease acquire(String resource, LeaseRequest request) {
+    Objects.requireNonNull(request, "request");
+    return acquireWithin(resource, request)
+        .orElseThrow(() -> new LeaseUnavailableException(resource, request.maxWait()));
+  }
+
+  @Override
+  public Optional<Lease> tryAcquire(String resource, LeaseRequest request) {
+    Objects.requireNonNull(request, "request");
+    return acquireWithin(resource, request);
+  }
+
+  @Override
+  public void advanceTokenFloor(String resource, FencingToken floor) {
+    ResourceNames.validate(resource);
+    Objects.requireNonNull(floor, "floor");
+    String what = "advancing the token counter of \"" + resource + "\"";
+    checkOpen(what);
+    try {
+      await(store.advanceFloor(resource, floor.value()), what, ignored -> {});
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LeaseBackendException(what + ": interrupted", e);
+    }
+  }
+
+  @Override
+  public LeaseOptions options() {
+    return options;
+  }
+
+  /**
+   * Stops the heartbeat, reports every held lease lost with {@link LossReason#MANAGER_CLOSED} and
+   * leaves its lock to expire; later acquisitions fail.
+   */
+  @Override
+  public void close() {
+    synchronized (wake) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      wakeRequested = true;
+      wake.notifyAll();
+    }
+    if (heartbeat != null && heartbeat != Thread.currentThread()) {
+      try {
+        heartbeat.join(TimeUnit.SECONDS.toMillis(5));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    for (ManagedLease lease : List.copyOf(held)) {
+      lease.lose(LossReason.MANAGER_CLOSED);
+    }
+    waiters.forEach(Semaphore::release); // they find the manager closed
+    if (ownedEvents != null) {
+      ownedEvents.shutdown(); // listeners already queued still run
+    }
+  }
+
+  /**
+   * Looks at every held lease once: reports the ones past their deadline lost, and sends one
+   * renewal call for those due. Returns how long to wait before the next sweep.
+   *
+   * @return nanoseconds until the next lease needs attention
+   */
+  public long sweep() {
+    long now = ticker.nanoTime();
+    long next = now + MAX_SWEEP_NANOS;
+    List<ManagedLease> due = new ArrayList<>();
+    for (ManagedLease lease : held) {
+      try {
+        long at = lease.sweep(now, due);
+        if (at - next < 0) {
+          next = at;
+        }
+      } catch (Throwable e) {
+        log.error("heartbeat of {} failed; the sweep goes on", lease, e);
+      }
+    }
+    if (!due.isEmpty()) {
+      renew(due, now);
+    }
+    return Math.max(MIN_SWEEP_NANOS, next - now);
+  }
+
+  private void runHeartbeat() {
+    while (!closed) {
+      long waitNanos = MIN_SWEEP_NANOS;
+      try {
+        waitNanos = sweep();
+      } catch (Throwable e) {
+        log.error("heartbeat sweep failed; retrying", e);
+      }
+      synchronized (wake) {
+        try {
+          if (!wakeRequested && !closed) {
+            TimeUnit.NANOSECONDS.timedWait(wake, waitNanos);
+          }
+        } catch (InterruptedException e) {
+          if (closed) {
+            return;
+          }
+        } finally {
+          wakeRequested = false;
+        }
+      }
+    }
+  }
+
+  private void wakeHeartbeat() {
+    synchronized (wake) {
+      wakeRequested = true;
+      wake.notifyAll();
+    }
+  }
+
+  private void renew(List<ManagedLease> leases, long sentAt) {
+    List<LeaseStore.Renewal> renewals = new ArrayList<>(leases.size());
+    for (ManagedLease lease : leases) {
+      renewals.add(new LeaseStore.Renewal(lease.resource(), lease.value(), lease.leaseMillis()));
+    }
+    List<CompletableFuture<Boolean>> results;
+    try {
+      results = store.renew(renewals);
+    } catch (RuntimeException e) {
+      results = new ArrayList<>();
+      for (int i = 0; i < leases.size(); i++) {
+        results.add(CompletableFuture.failedFuture(e));
+      }
+    }
+    for (int i = 0; i < leases.size(); i++) {
+      ManagedLease lease = leases.get(i);
+      results
+          .get(i)
+          .whenComplete(
+              (renewed, failure) -> {
+                try {
+                  lease.onRenewal(sentAt, renewed, failure);
+                } catch (Throwable e) {
+                  log.error("handling the renewal of {} failed", lease, e);
+                }
+              });
+    }
+  }
+
+  private Optional<Lease> acquireWithin(String resource, LeaseRequest request) {
+    ResourceNames.validate(resource);
+    String what = "acquiring the lease on \"" + resource + "\"";
+    checkOpen(what);
+    long start = ticker.nanoTime();
+    long maxWaitNanos = request.maxWait().toNanos();
+    LeaseStore.Subscription subscription = null;
+    Semaphore released = null;
+    try {
+      Attempt attempt = attempt(resource, request, what);
+      if (attempt.lease() != null || maxWaitNanos == 0) {
+        return Optional.ofNullable(attempt.lease());
+      }
+      released = new Semaphore(0);
+      waiters.add(released);
+      subscription =
+          await(
+              store.subscribeReleases(resource, released::release),
+              "subscribing to releases of \"" + resource + "\"",
+              LeaseStore.Subscription::cancel);
+      while (true) {
+        checkOpen(what);
+        attempt = attempt(resource, request, what);
+        if (attempt.lease() != null) {
+          return Optional.of(attempt.lease());
+        }
+        long remaining = start + maxWaitNanos - ticker.nanoTime();
+        if (remaining <= 0) {
+          return Optional.empty();
+        }
+        long untilExpiry = TimeUnit.MILLISECONDS.toNanos(attempt.remainingMillis() + 1);
+        if (released.tryAcquire(Math.min(remaining, untilExpiry), TimeUnit.NANOSECONDS)) {
+          released.drainPermits();
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LeaseUnavailableException(resource, e);
+    } finally {
+      if (released != null) {
+        waiters.remove(released);
+      }
+      if (subscription != null) {
+        subscription.cancel();
+      }
+    }
+  }
+
+  private Attempt attempt(String resource, LeaseRequest request, String what)
+      throws InterruptedException {
+    String leaseId = newLeaseId();
+    long leaseMillis = request.leaseTime().toMillis();
+    long sentAt = ticker.nanoTime();
+    CompletableFuture<Long> acquired = store.acquire(resource, leaseId, leaseMillis);
+    long result;
+    try {
+      result = await(acquired, what, token -> {});
+    } catch (LeaseBackendException | InterruptedException e) {
+      // The script may still run, or may have run with its answer lost: make sure it holds no lock.
+      abandonQuietly(resource, leaseId, leaseMillis);
+      acquired.whenComplete((token, failure) -> abandonQuietly(resource, leaseId, leaseMillis));
+      throw e;
+    }
+    if (result < 0) {
+      return new Attempt(null, -result - 1);
+    }
+    ManagedLease lease =
+        new ManagedLease(this, resource, new FencingToken(result), leaseId, request, sentAt);
+    held.add(lease);
+    if (closed) {
+      held.remove(lease);
+      releaseQuietly(resource, lease.value());
+      throw new LeaseManagerClosedException(what);
+    }
+    wakeHeartbeat();
+    notifyObserver(() -> observer.onAcquired(lease));
+    return new Attempt(lease, 0);
+  }
+
+  /** Waits for a store call; if the caller gives up, {@code onAbandoned} gets the late result. */
+  private <T> T await(CompletableFuture<T> future, String what, Consumer<T> onAbandoned)
+      throws InterruptedException {
+    try {
+      return future.get(options.operationTimeout().toNanos(), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      abandon(future, onAbandoned);
+      throw new LeaseBackendException(
+          what
+              + ": "
+              + store.describe()
+              + " did not answer within "
+              + options.operationTimeout()
+              + " (operationTimeout)",
+          e);
+    } catch (ExecutionException e) {
+      throw backendFailure(what, e.getCause() == null ? e : e.getCause());
+    } catch (InterruptedException e) {
+      abandon(future, onAbandoned);
+      throw e;
+    }
+  }
+
+  private static <T> void abandon(CompletableFuture<T> future, Consumer<T> onAbandoned) {
+    future.thenAccept(
+        late -> {
+          try {
+            onAbandoned.accept(late);
+          } catch (Throwable e) {
+            log.warn("cleaning up after an abandoned call failed", e);
+          }
+        });
+  }
+
+  LeaseBackendException backendFailure(String what, Throwable cause) {
+    return new LeaseBackendException(
+        what + " failed: " + store.describe() + " could not be reached or failed: " + why(cause),
+        cause);
+  }
+
+  /** The distinct messages along a cause chain, outermost first. */
+  static String why(Throwable failure) {
+    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    Set<String> messages = new LinkedHashSet<>();
+    for (Throwable t = failure; t != null && seen.add(t); t = t.getCause()) {
+      String message = t.getMessage();
+      if (message == null || message.isBlank()) {
+        message = t.getClass().getSimpleName();
+      }
+      boolean known = false;
+      for (String earlier : messages) {
+        known |= earlier.contains(message);
+      }
+      if (!known) {
+        messages.add(message);
+      }
+    }
+    return String.join("; ", messages);
+  }
+
+  boolean releaseBlocking(ManagedLease lease, long keepMillis) throws InterruptedException {
+    String value = lease.value();
+    String resource = lease.resource();
+    return await(
+        store.release(resource, value, keepMillis),
+        "releasing the lease on \"" + resource + "\"",
+        ignored -> {});
+  }
+
+  void releaseQuietly(String resource, String value) {
+    try {
+      store
+          .release(resource, value, 0)
+          .whenComplete(
+              (deleted, failure) -> {
+                if (failure != null) {
+                  log.debug("could not delete the lock of \"{}\"; it expires", resource, failure);
+                }
+              });
+    } catch (RuntimeException e) {
+      log.debug("could not delete the lock of \"{}\"; it expires", resource, e);
+    }
+  }
+
+  private void abandonQuietly(String resource, String leaseId, long leaseMillis) {
+    try {
+      store
+          .abandon(resource, leaseId, leaseMillis)
+          .whenComplete(
+              (deleted, failure) -> {
+                if (failure != null) {
+                  log.debug("could not clean up an abandoned acquisition of \"{}\"", resource);
+                }
+              });
+    } catch (RuntimeException e) {
+      log.debug("could not clean up an abandoned acquisition of \"{}\"", resource, e);
+    }
+  }
+
+  void forget(ManagedLease lease) {
+    held.remove(lease);
+  }
+
+  Ticker ticker() {
+    return ticker;
+  }
+
+  LeaseObserver observer() {
+    return observer;
+  }
+
+  /** Runs an observer callback on the caller's thread; anything it throws is logged. */
+  void notifyObserver(Runnable callback) {
+    try {
+      callback.run();
+    } catch (Throwable e) {
+      log.warn("lease observer failed", e);
+    }
+  }
+
+  /** Runs an observer callback on the event thread, unless there is no observer. */
+  void observe(Runnable callback) {
+    if (observer != LeaseObserver.NONE) {
+      dispatch("lease observer", callback);
+    }
+  }
+
+  /** Runs user code on the event thread; anything it throws is logged. */
+  void dispatch(String what, Runnable callback) {
+    Runnable guarded =
+        () -> {
+          try {
+            callback.run();
+          } catch (Throwable e) {
+            log.warn("{} failed", what, e);
+          }
+        };
+    try {
+      events.execute(guarded);
+    } catch (RejectedExecutionException e) {
+      guarded.run();
+    }
+  }
+
+  private void checkOpen(String what) {
+    if (closed) {
+      throw new LeaseManagerClosedException(what);
+    }
+  }
+
+  private static String newLeaseId() {
+    byte[] bytes = new byte[16];
+    RANDOM.nextBytes(bytes);
+    return HexFormat.of().formatHex(bytes);
+  }
+
+  /** Returns the number of leases the heartbeat looks after (for tests). */
+  public int heldCount() {
+    return held.size();
+  }
+
+  private record Attempt(ManagedLease lease, long remainingMillis) {}
+}
