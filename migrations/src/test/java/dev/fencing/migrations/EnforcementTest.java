@@ -244,7 +244,7 @@ class EnforcementTest {
       assertThat(blocked.getSQLState()).isEqualTo("55P03");
       registrar.rollback();
 
-      // Later rows of the same transaction skip the lookup and still land.
+      // Later rows of the same transaction check the fence again (the lock is already theirs).
       w.executeUpdate("UPDATE " + app + ".strict_t SET amount = 2 WHERE id = 2");
       writer.commit();
 
