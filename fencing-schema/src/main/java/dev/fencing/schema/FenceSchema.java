@@ -170,6 +170,21 @@ public final class FenceSchema {
         + "()";
   }
 
+  /**
+   * The read-only query that lists every schema of the database holding a {@value
+   * #CONTRACT_FUNCTION}{@code ()} function, i.e. every migrated fence schema, by name: what to name
+   * in an error when the configured schema is not one of them.
+   *
+   * @return the query; one column, the schema name, sorted
+   */
+  public static String fenceSchemasQuery() {
+    return "SELECT n.nspname FROM pg_catalog.pg_proc p"
+        + " JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace"
+        + " WHERE p.proname = '"
+        + CONTRACT_FUNCTION
+        + "' AND p.pronargs = 0 ORDER BY 1";
+  }
+
   private static boolean isIdentifier(String value) {
     return value != null && IDENTIFIER.matcher(value).matches();
   }

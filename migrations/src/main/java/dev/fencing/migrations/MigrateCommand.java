@@ -30,7 +30,9 @@ public final class MigrateCommand {
           "",
           "Creates the fencing schema (fence table, triggers), adds fence_token BIGINT NOT NULL"
               + " DEFAULT 0",
-          "to the given tables and optionally installs the fencing_enforce trigger. Idempotent.",
+          "and fence_resource TEXT to the given tables and optionally installs the enforcement"
+              + " triggers",
+          "(fencing_enforce, fencing_truncate). Idempotent.",
           "",
           "  --url URL              JDBC URL, e.g. jdbc:postgresql://127.0.0.1:5432/test"
               + " (required)",

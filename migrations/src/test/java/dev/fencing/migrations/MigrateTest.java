@@ -346,6 +346,14 @@ class MigrateTest {
     assertThat(TestDb.queryLong(FenceSchema.contractQuery(fencing)))
         .isEqualTo(FenceSchema.CONTRACT_VERSION);
     assertThat(
+            TestDb.queryLong(
+                "SELECT count(*) FROM ("
+                    + FenceSchema.fenceSchemasQuery()
+                    + ") s"
+                    + " WHERE nspname = ?",
+                fencing))
+        .isEqualTo(1);
+    assertThat(
             catchThrowableOfType(
                     java.sql.SQLException.class,
                     () -> {
