@@ -456,13 +456,17 @@ class EnforcementTest {
     assertThat(token("strict_t", 4)).isEqualTo(42);
   }
 
-  @Test
-  void shouldRejectAStaleWriteCarryingAForgedVerifiedMarker() throws SQLException {
+  /**
+   * A stale holder (41, 42 registered) forges the marker that the trigger of version 2 set after a
+   * successful check, then writes row 1 of {@code table} and commits. Returns the error, or null if
+   * the write committed.
+   */
+  private static SQLException staleWriteWithAForgedMarker(String table, String resource)
+      throws SQLException {
     try (Connection c = TestDb.connect();
         Statement s = c.createStatement()) {
       c.setAutoCommit(false);
       TestDb.setFencing(c, resource, 41L, "lease-41", true);
-      // The marker the trigger of 8d4ce71 set after a successful check, forged by hand.
       try (PreparedStatement forge =
           c.prepareStatement(
               "SELECT set_config('fencing.verified', pg_current_xact_id()::text || ?, true)")) {
@@ -470,15 +474,28 @@ class EnforcementTest {
             1, "|" + fencing + "|" + resource.length() + ":" + resource + "/41/lease-41");
         forge.execute();
       }
-      SQLException e =
-          catchThrowableOfType(
-              SQLException.class,
-              () -> s.executeUpdate("UPDATE " + app + ".strict_t SET amount = 1 WHERE id = 1"));
-      assertThat((Throwable) e).as("the stale write with a forged marker was accepted").isNotNull();
-      assertThat(e.getSQLState()).isEqualTo("ZF001");
-      c.rollback();
+      try {
+        s.executeUpdate("UPDATE " + app + "." + table + " SET amount = 1 WHERE id = 1");
+        c.commit();
+        return null;
+      } catch (SQLException e) {
+        c.rollback();
+        return e;
+      }
     }
+  }
+
+  @Test
+  void shouldRejectAStaleWriteCarryingAForgedVerifiedMarker() throws SQLException {
+    SQLException e = staleWriteWithAForgedMarker("strict_t", resource);
+    assertThat((Throwable) e).as("the stale write with a forged marker was accepted").isNotNull();
+    assertThat(e.getSQLState()).isEqualTo("ZF001");
     assertThat(amount("strict_t", 1)).isEqualTo(100);
+
+    assertThat((Throwable) staleWriteWithAForgedMarker("plain_t", resource))
+        .as("without the trigger the same write lands")
+        .isNull();
+    assertThat(amount("plain_t", 1)).isEqualTo(1);
   }
 
   @Test
@@ -579,5 +596,88 @@ class EnforcementTest {
     assertThat(e.getServerErrorMessage().getHint())
         .contains("\"" + fencing + "\"")
         .contains("FenceOptions");
+  }
+
+  private static void registerWithoutWaiting(String resource, long token, String lease)
+      throws SQLException {
+    try (Connection c = TestDb.connect();
+        Statement s = c.createStatement()) {
+      // A registration that had to wait would mean the writer still holds the fence row.
+      s.execute("SET lock_timeout = '5s'");
+      s.executeUpdate(
+          "UPDATE "
+              + fencing
+              + ".fence SET token = "
+              + token
+              + ", lease_id = '"
+              + lease
+              + "' WHERE resource = '"
+              + resource
+              + "'");
+    }
+  }
+
+  /**
+   * The current holder (42) writes row 1 of {@code table} inside a savepoint and rolls it back; a
+   * successor registers (43) without waiting; the old holder goes on, writes row 2 and commits.
+   * Returns the error, or null if the write committed.
+   */
+  private SQLException staleWriteAfterARolledBackSavepoint(String table) throws SQLException {
+    try (Connection c = TestDb.connect();
+        Statement s = c.createStatement()) {
+      c.setAutoCommit(false);
+      TestDb.setFencing(c, resource, 42L, "lease-42", true);
+      var savepoint = c.setSavepoint();
+      s.executeUpdate("UPDATE " + app + "." + table + " SET amount = 1 WHERE id = 1");
+      c.rollback(savepoint); // releases the share lock taken inside the savepoint
+      registerWithoutWaiting(resource, 43, "lease-43");
+      try {
+        s.executeUpdate("UPDATE " + app + "." + table + " SET amount = 2 WHERE id = 2");
+        c.commit();
+        return null;
+      } catch (SQLException e) {
+        c.rollback();
+        return e;
+      }
+    }
+  }
+
+  @Test
+  void shouldCheckTheFenceAgainAfterASavepointThatTookTheLockWasRolledBack() throws SQLException {
+    SQLException e = staleWriteAfterARolledBackSavepoint("strict_t");
+    assertThat((Throwable) e).as("stale write after the savepoint was accepted").isNotNull();
+    assertThat(e.getSQLState()).isEqualTo("ZF001");
+    assertThat(amount("strict_t", 2)).isEqualTo(100);
+  }
+
+  @Test
+  void withoutTheTriggerTheStaleWriteAfterARolledBackSavepointLands() throws SQLException {
+    assertThat((Throwable) staleWriteAfterARolledBackSavepoint("plain_t")).isNull();
+    assertThat(amount("plain_t", 2)).isEqualTo(2);
+  }
+
+  @Test
+  void shouldNotCommitAWriteWhoseSnapshotPredatesANewerRegistration() throws SQLException {
+    for (int level :
+        new int[] {Connection.TRANSACTION_REPEATABLE_READ, Connection.TRANSACTION_SERIALIZABLE}) {
+      String r = resource + "-iso" + level;
+      register(r, 42, "lease-42");
+      try (Connection c = TestDb.connect();
+          Statement s = c.createStatement()) {
+        c.setTransactionIsolation(level);
+        c.setAutoCommit(false);
+        TestDb.setFencing(c, r, 42L, "lease-42", true);
+        s.executeQuery("SELECT count(*) FROM " + app + ".strict_t").close(); // takes the snapshot
+        registerWithoutWaiting(r, 43, "lease-43");
+        SQLException e =
+            catchThrowableOfType(
+                SQLException.class,
+                () -> s.executeUpdate("UPDATE " + app + ".strict_t SET amount = 3 WHERE id = 3"));
+        assertThat((Throwable) e).as("isolation %s", level).isNotNull();
+        assertThat(e.getSQLState()).as("isolation %s", level).isIn("ZF001", "40001");
+        c.rollback();
+      }
+    }
+    assertThat(amount("strict_t", 3)).isEqualTo(100);
   }
 }
