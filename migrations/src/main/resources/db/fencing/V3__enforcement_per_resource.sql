@@ -173,8 +173,8 @@ COMMENT ON FUNCTION "${fencingSchema}".fence_contract() IS
 COMMENT ON SCHEMA "${fencingSchema}" IS
     'fencing: the fence schema (fence table, enforcement trigger functions, fencing_schema_history). Clients must be configured with this schema name.';
 
--- Tables enforced under V2: add fence_resource where missing (the new body reads it) and the
--- TRUNCATE trigger with the same mode. A short lock_timeout: a long transaction on one of these
+-- Tables enforced under V2 (partitions included): add fence_resource where missing (the new body
+-- reads it) and the TRUNCATE trigger with the same mode. A short lock_timeout: a long transaction on one of these
 -- tables makes this migration fail (nothing is changed) instead of queueing every writer behind it;
 -- run it again once that transaction is gone.
 DO $$
@@ -184,10 +184,12 @@ DECLARE
 BEGIN
     PERFORM pg_catalog.set_config('lock_timeout', '2s', true);
     FOR r IN
-        SELECT t.tgrelid, t.tgnargs, t.tgargs
+        SELECT t.tgrelid, t.tgnargs, t.tgargs, c.relispartition
           FROM pg_catalog.pg_trigger t
+          JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
          WHERE t.tgname = 'fencing_enforce'
            AND t.tgfoid = '"${fencingSchema}".enforce_fence()'::pg_catalog.regprocedure
+         ORDER BY c.relispartition
     LOOP
         v_mode := CASE
                     WHEN r.tgnargs = 1
@@ -195,7 +197,9 @@ BEGIN
                       THEN 'lenient'
                     ELSE 'strict'
                   END;
-        IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
+        -- A partition gets its columns from its parent (its row trigger is a clone of the
+        -- parent's); it needs its own TRUNCATE trigger, as statement triggers are not cloned.
+        IF NOT r.relispartition AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
                         WHERE a.attrelid = r.tgrelid AND a.attname = 'fence_resource'
                           AND NOT a.attisdropped) THEN
             EXECUTE pg_catalog.format('ALTER TABLE %s ADD COLUMN fence_resource text',

@@ -365,4 +365,96 @@ class MigrateTest {
                 .getSQLState())
         .isEqualTo("3F000");
   }
+
+  @Test
+  void shouldRefuseTruncateOfEachPartitionOfAStrictPartitionedTable() throws Exception {
+    String fencing = db.newSchema("mig_fz");
+    TestDb.exec(
+        "CREATE TABLE " + app + ".parted (id int, amount int) PARTITION BY RANGE (id)",
+        "CREATE TABLE "
+            + app
+            + ".parted_1 PARTITION OF "
+            + app
+            + ".parted"
+            + " FOR VALUES FROM (0) TO (100)",
+        "INSERT INTO " + app + ".parted VALUES (1, 1)");
+    MigrationOptions options =
+        MigrationOptions.builder()
+            .schema(fencing)
+            .enforce(app + ".parted", EnforcementMode.STRICT)
+            .build();
+    MigrationReport report = FencingMigrations.migrate(ds, options);
+    assertThat(report.triggersInstalled())
+        .containsExactly(
+            app + ".parted (strict)", app + ".parted_1 (strict, partition of " + app + ".parted)");
+
+    for (String t : new String[] {"parted", "parted_1"}) {
+      java.sql.SQLException e =
+          catchThrowableOfType(
+              java.sql.SQLException.class,
+              () -> {
+                try (java.sql.Connection c = TestDb.connect();
+                    java.sql.Statement s = c.createStatement()) {
+                  s.execute("TRUNCATE " + app + "." + t);
+                }
+              });
+      assertThat((Throwable) e).as(t).isNotNull();
+      assertThat(e.getSQLState()).isEqualTo("ZF003");
+    }
+    assertThat(TestDb.queryLong("SELECT count(*) FROM " + app + ".parted")).isEqualTo(1);
+
+    // A partition attached later gets its trigger when the migration runs again.
+    TestDb.exec(
+        "CREATE TABLE "
+            + app
+            + ".parted_2 PARTITION OF "
+            + app
+            + ".parted"
+            + " FOR VALUES FROM (100) TO (200)");
+    assertThat(FencingMigrations.migrate(ds, options).triggersInstalled())
+        .containsExactly(app + ".parted_2 (strict, partition of " + app + ".parted)");
+    assertThat(FencingMigrations.migrate(ds, options).changedNothing()).isTrue();
+  }
+
+  @Test
+  void shouldBringAPartitionedTableEnforcedUnderVersion2UpToTheCurrentContract() {
+    String fencing = db.newSchema("mig_fz");
+    FencingMigrations.flywayConfiguration(ds, fencing).target("2").load().migrate();
+    TestDb.exec(
+        "CREATE TABLE "
+            + app
+            + ".v2_parted (id int, fence_token bigint NOT NULL DEFAULT 0)"
+            + " PARTITION BY RANGE (id)",
+        "CREATE TABLE "
+            + app
+            + ".v2_parted_1 PARTITION OF "
+            + app
+            + ".v2_parted"
+            + " FOR VALUES FROM (0) TO (100)",
+        "CREATE TRIGGER fencing_enforce BEFORE INSERT OR UPDATE OR DELETE ON "
+            + app
+            + ".v2_parted FOR EACH ROW EXECUTE FUNCTION "
+            + fencing
+            + ".enforce_fence('lenient')");
+
+    FencingMigrations.migrate(ds, MigrationOptions.builder().schema(fencing).build());
+
+    assertThat(
+            TestDb.queryString(
+                "SELECT string_agg(tgrelid::regclass::text || ' ' || pg_get_triggerdef(oid), '; '"
+                    + " ORDER BY tgrelid::regclass::text) FROM pg_trigger"
+                    + " WHERE tgname = 'fencing_truncate' AND tgrelid IN (?::regclass, ?::regclass)",
+                app + ".v2_parted",
+                app + ".v2_parted_1"))
+        .contains(app + ".v2_parted ")
+        .contains(app + ".v2_parted_1 ")
+        .contains("enforce_fence_truncate('lenient')");
+    assertThat(
+            TestDb.queryLong(
+                "SELECT count(*) FROM information_schema.columns WHERE table_schema = ?"
+                    + " AND table_name IN ('v2_parted', 'v2_parted_1')"
+                    + " AND column_name = 'fence_resource'",
+                app))
+        .isEqualTo(2);
+  }
 }

@@ -246,6 +246,7 @@ public final class TableMigrator {
     }
     if (inPlace == 2) {
       triggersPresent.add(label);
+      installTruncateTriggerOnPartitions(c, table, mode);
       return;
     }
     String q = FenceSchema.quote(table);
@@ -276,6 +277,69 @@ public final class TableMigrator {
             "ALTER TABLE " + q + " ENABLE TRIGGER " + ENFORCE_TRIGGER,
             "ALTER TABLE " + q + " ENABLE TRIGGER " + TRUNCATE_TRIGGER));
     triggersInstalled.add(label);
+    installTruncateTriggerOnPartitions(c, table, mode);
+  }
+
+  /**
+   * Row triggers of a partitioned table are cloned to its partitions, present and future; statement
+   * triggers are not, and a TRUNCATE of one partition fires only that partition's. So every
+   * partition gets its own {@code fencing_truncate} (a partition attached later gets it when the
+   * migration runs again).
+   */
+  private void installTruncateTriggerOnPartitions(Connection c, String table, EnforcementMode mode)
+      throws SQLException {
+    List<String> missing = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT n.nspname || '.' || k.relname FROM pg_catalog.pg_partition_tree("
+                + "pg_catalog.to_regclass(?)) tree"
+                + " JOIN pg_catalog.pg_class k ON k.oid = tree.relid"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid = k.relnamespace"
+                + " WHERE tree.level > 0 AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t"
+                + " JOIN pg_catalog.pg_proc p ON p.oid = t.tgfoid"
+                + " JOIN pg_catalog.pg_namespace pn ON pn.oid = p.pronamespace"
+                + " WHERE t.tgrelid = tree.relid AND t.tgname = ? AND t.tgenabled = 'O'"
+                + " AND t.tgtype = ? AND p.proname = ? AND pn.nspname = ?"
+                + " AND pg_catalog.encode(t.tgargs, 'hex') = ?)"
+                + " ORDER BY tree.level, 1")) {
+      ps.setString(1, FenceSchema.quote(table));
+      ps.setString(2, TRUNCATE_TRIGGER);
+      ps.setInt(3, EXPECTED_TRUNCATE_TGTYPE);
+      ps.setString(4, TRUNCATE_FUNCTION);
+      ps.setString(5, options.schema());
+      ps.setString(
+          6,
+          HexFormat.of().formatHex(mode.triggerArgument().getBytes(StandardCharsets.US_ASCII))
+              + "00");
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          missing.add(rs.getString(1));
+        }
+      }
+    }
+    for (String partition : missing) {
+      String q = FenceSchema.quote(partition);
+      runDdl(
+          c,
+          partition,
+          "install trigger " + TRUNCATE_TRIGGER + " on a partition of " + table,
+          "LOCK TABLE " + q + " IN SHARE ROW EXCLUSIVE MODE",
+          List.of(
+              "CREATE OR REPLACE TRIGGER "
+                  + TRUNCATE_TRIGGER
+                  + " BEFORE TRUNCATE ON "
+                  + q
+                  + " FOR EACH STATEMENT EXECUTE FUNCTION "
+                  + FenceSchema.quote(options.schema())
+                  + "."
+                  + TRUNCATE_FUNCTION
+                  + "('"
+                  + mode.triggerArgument()
+                  + "')",
+              "ALTER TABLE " + q + " ENABLE TRIGGER " + TRUNCATE_TRIGGER));
+      triggersInstalled.add(
+          partition + " (" + mode.triggerArgument() + ", partition of " + table + ")");
+    }
   }
 
   /**
