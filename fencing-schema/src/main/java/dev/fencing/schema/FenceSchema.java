@@ -43,8 +43,27 @@ public final class FenceSchema {
   /** SQLSTATE of an attempt to move the fence backwards, re-point it, delete or truncate it. */
   public static final String SQLSTATE_FENCE_BACKWARDS = "ZF002";
 
-  /** SQLSTATE of a write to a strictly enforced table that carries no fencing token. */
+  /**
+   * SQLSTATE of a write the enforcement trigger cannot check: a write to a strictly enforced table
+   * that carries no fencing token, or a {@code TRUNCATE} of an enforced table (refused always on
+   * strict tables, and on lenient ones when it carries a token).
+   */
   public static final String SQLSTATE_NO_TOKEN = "ZF003";
+
+  /**
+   * A function in the fence schema that returns the {@link #CONTRACT_VERSION} the migrations
+   * installed there. Calling it through {@link #contractQuery} tells a client whether the schema it
+   * was configured with is a migrated fence schema (SQLSTATE {@code 3F000} or {@code 42883} when it
+   * is not) and whether the migrations are recent enough.
+   */
+  public static final String CONTRACT_FUNCTION = "fence_contract";
+
+  /**
+   * The version of this contract: raised whenever the SQL the migrations install changes in a way
+   * that {@code fencing-jdbc} relies on. Version 3: tokens compared per resource ({@value
+   * #RESOURCE_COLUMN}), {@code TRUNCATE} refused, no per-transaction marker.
+   */
+  public static final int CONTRACT_VERSION = 3;
 
   /** The longest identifier PostgreSQL keeps without truncating it. */
   public static final int MAX_IDENTIFIER_LENGTH = 63;
@@ -131,6 +150,39 @@ public final class FenceSchema {
    */
   public static String fenceTable(String schema) {
     return quote(requireIdentifier("fence schema", schema)) + "." + FENCE_TABLE;
+  }
+
+  /**
+   * The read-only query that returns the contract version installed in a fence schema: {@code
+   * SELECT "schema".fence_contract()}. It fails with SQLSTATE {@code 3F000} if the schema does not
+   * exist and {@code 42883} if it exists but was not migrated (or by migrations older than version
+   * 3).
+   *
+   * @param schema the fence schema
+   * @return the query
+   * @throws IllegalArgumentException if {@code schema} is not a plain identifier
+   */
+  public static String contractQuery(String schema) {
+    return "SELECT "
+        + quote(requireIdentifier("fence schema", schema))
+        + "."
+        + CONTRACT_FUNCTION
+        + "()";
+  }
+
+  /**
+   * The read-only query that lists every schema of the database holding a {@value
+   * #CONTRACT_FUNCTION}{@code ()} function, i.e. every migrated fence schema, by name: what to name
+   * in an error when the configured schema is not one of them.
+   *
+   * @return the query; one column, the schema name, sorted
+   */
+  public static String fenceSchemasQuery() {
+    return "SELECT n.nspname FROM pg_catalog.pg_proc p"
+        + " JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace"
+        + " WHERE p.proname = '"
+        + CONTRACT_FUNCTION
+        + "' AND p.pronargs = 0 ORDER BY 1";
   }
 
   private static boolean isIdentifier(String value) {

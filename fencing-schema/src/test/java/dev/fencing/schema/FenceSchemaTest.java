@@ -48,4 +48,13 @@ class FenceSchemaTest {
     assertThat(FenceSchema.quote("billing.invoices")).isEqualTo("\"billing\".\"invoices\"");
     assertThat(FenceSchema.fenceTable("fencing")).isEqualTo("\"fencing\".fence");
   }
+
+  @Test
+  void contractQueryCallsTheContractFunctionOfTheQuotedSchema() {
+    assertThat(FenceSchema.contractQuery("billing_fence"))
+        .isEqualTo("SELECT \"billing_fence\".fence_contract()");
+    assertThatThrownBy(() -> FenceSchema.contractQuery("a;b"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("fence schema must be a plain identifier");
+  }
 }

@@ -2,6 +2,12 @@ package dev.fencing.migrations;
 
 import dev.fencing.migrations.internal.TableMigrator;
 import dev.fencing.schema.FenceSchema;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import javax.sql.DataSource;
@@ -39,13 +45,15 @@ public final class FencingMigrations {
    * @param options what to do
    * @return what was done
    * @throws LockNotAcquiredException if a table could not be locked within the bound
-   * @throws FencingMigrationException if Flyway or a statement failed, a table does not exist, or
-   *     an existing {@code fence_token} column is not {@code bigint NOT NULL}
+   * @throws FencingMigrationException if Flyway or a statement failed, a table does not exist, an
+   *     existing {@code fence_token} column is not {@code bigint NOT NULL}, or the schema already
+   *     holds tables or functions but no {@value #HISTORY_TABLE} table (someone else's schema)
    * @throws NullPointerException if an argument is null
    */
   public static MigrationReport migrate(DataSource dataSource, MigrationOptions options) {
     Objects.requireNonNull(dataSource, "dataSource");
     Objects.requireNonNull(options, "options");
+    requireFenceSchemaOrNone(dataSource, options.schema());
     int applied;
     String version;
     try {
@@ -64,6 +72,66 @@ public final class FencingMigrations {
           e);
     }
     return new TableMigrator(dataSource, options).run(applied, version);
+  }
+
+  /**
+   * Refuses a schema that exists, holds tables or functions, and has no fencing history table: it
+   * is someone else's schema, and Flyway would only suggest a baseline, which would mark the
+   * fencing migrations as applied without running them.
+   */
+  private static void requireFenceSchemaOrNone(DataSource dataSource, String schema) {
+    List<String> relations = new ArrayList<>();
+    long functions;
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT c.relname FROM pg_catalog.pg_class c"
+                    + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+                    + " WHERE n.nspname = ? AND c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S')"
+                    + " ORDER BY c.relname");
+        PreparedStatement fs =
+            c.prepareStatement(
+                "SELECT count(*) FROM pg_catalog.pg_proc p"
+                    + " JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace"
+                    + " WHERE n.nspname = ?")) {
+      ps.setString(1, schema);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          relations.add(rs.getString(1));
+        }
+      }
+      fs.setString(1, schema);
+      try (ResultSet rs = fs.executeQuery()) {
+        rs.next();
+        functions = rs.getLong(1);
+      }
+    } catch (SQLException e) {
+      throw new FencingMigrationException(
+          "could not inspect schema \"" + schema + "\": " + e.getMessage(), e);
+    }
+    if (relations.contains(HISTORY_TABLE) || (relations.isEmpty() && functions == 0)) {
+      return;
+    }
+    List<String> shown = relations.subList(0, Math.min(relations.size(), 5));
+    throw new FencingMigrationException(
+        "schema \""
+            + schema
+            + "\" is not a fencing schema: it holds "
+            + (relations.isEmpty()
+                ? functions + " function(s)"
+                : relations.size()
+                    + " table(s) or other relation(s) ("
+                    + String.join(", ", shown)
+                    + (relations.size() > shown.size() ? ", ..." : "")
+                    + ")")
+            + " but no "
+            + HISTORY_TABLE
+            + " table. The fence needs a schema of its own, which the migrations create: give a"
+            + " new name (--schema NAME on the command line, MigrationOptions.schema in Java;"
+            + " default \""
+            + DEFAULT_SCHEMA
+            + "\") and configure fencing-jdbc with FenceOptions.defaults().withSchema(NAME)",
+        null);
   }
 
   /**

@@ -30,18 +30,23 @@ public final class MigrateCommand {
           "",
           "Creates the fencing schema (fence table, triggers), adds fence_token BIGINT NOT NULL"
               + " DEFAULT 0",
-          "to the given tables and optionally installs the fencing_enforce trigger. Idempotent.",
+          "and fence_resource TEXT to the given tables and optionally installs the enforcement"
+              + " triggers",
+          "(fencing_enforce, fencing_truncate). Idempotent.",
           "",
           "  --url URL              JDBC URL, e.g. jdbc:postgresql://127.0.0.1:5432/test"
               + " (required)",
           "  --user NAME            database user",
           "  --password SECRET      database password",
-          "  --schema NAME          fencing schema (default fencing)",
+          "  --schema NAME          fence schema, a schema of its own (default fencing); use the"
+              + " same name",
+          "                         in fencing-jdbc: FenceOptions.defaults().withSchema(NAME)",
           "  --tables T1,T2         tables that get the fence_token column (table or"
               + " schema.table)",
           "  --enforce T1,T2        tables that also get the fencing_enforce trigger",
-          "  --strict               enforced tables reject writes without a fencing token"
-              + " (default: lenient)",
+          "  --strict               the --enforce tables reject writes without a fencing token"
+              + " and TRUNCATE",
+          "                         (default: lenient; --strict without --enforce is an error)",
           "  --lock-timeout-ms N    lock_timeout per DDL attempt (default 200)",
           "  --max-attempts N       attempts per DDL statement (default 50)",
           "  --max-wait-ms N        time bound per DDL statement (default 30000)",
@@ -150,6 +155,11 @@ public final class MigrateCommand {
       if (url == null || url.isBlank()) {
         throw new IllegalArgumentException("--url is required");
       }
+      if (strict && enforce.isEmpty()) {
+        throw new IllegalArgumentException(
+            "--strict applies to the tables given with --enforce, and none were given"
+                + " (add --enforce T1,T2, or drop --strict)");
+      }
       builder.fence(tables.toArray(new String[0]));
       for (String t : enforce) {
         builder.enforce(t, strict ? EnforcementMode.STRICT : EnforcementMode.LENIENT);
@@ -179,6 +189,10 @@ public final class MigrateCommand {
     try {
       MigrationReport report = FencingMigrations.migrate(dataSource, options);
       out.println(report.summary());
+      out.println(
+          "configure fencing-jdbc with the same fence schema: FenceOptions.defaults().withSchema(\""
+              + report.schema()
+              + "\")");
       return OK;
     } catch (FencingMigrationException e) {
       err.println("error: " + oneLine(e.getMessage()));

@@ -111,7 +111,7 @@ class MigrateCommandTest {
     };
     assertThat(run(args)).as(err()).isEqualTo(0);
     assertThat(out())
-        .contains("2 migration(s) applied")
+        .contains("3 migration(s) applied")
         .contains("fence_token column added: " + app + ".invoices, " + app + ".charges")
         .contains("fencing_enforce trigger installed: " + app + ".charges (strict)");
 
@@ -131,5 +131,37 @@ class MigrateCommandTest {
         .isEqualTo(1);
     assertThat(err()).contains(app + ".nope").contains("does not exist");
     assertThat(err().strip().lines()).hasSize(1);
+  }
+
+  @Test
+  void shouldExitTwoWhenStrictIsGivenWithoutEnforce() {
+    // Port 1: connecting would fail with exit 1; exit 2 proves the arguments were refused first.
+    assertThat(run("--url", "jdbc:postgresql://127.0.0.1:1/test", "--tables", "a", "--strict"))
+        .isEqualTo(2);
+    assertThat(err()).contains("--strict").contains("--enforce").contains("usage:");
+  }
+
+  @Test
+  void shouldExplainThatASchemaHoldingOtherTablesIsNotAFencingSchema() {
+    assertThat(
+            run("--url", URL, "--user", "postgres", "--schema", app, "--tables", app + ".invoices"))
+        .isEqualTo(1);
+    assertThat(err().strip().lines()).hasSize(1);
+    assertThat(err())
+        .contains("\"" + app + "\"")
+        .contains("not a fencing schema")
+        .contains("--schema")
+        .doesNotContain("baseline");
+    assertThat(
+            TestDb.queryString(
+                "SELECT to_regclass(?)::text", app + "." + FencingMigrations.HISTORY_TABLE))
+        .isNull();
+  }
+
+  @Test
+  void shouldTellTheJavaSideWhichFenceSchemaToUse() {
+    String fencing = db.newSchema("cli_fz");
+    assertThat(run("--url", URL, "--user", "postgres", "--schema", fencing)).as(err()).isEqualTo(0);
+    assertThat(out()).contains("FenceOptions.defaults().withSchema(\"" + fencing + "\")");
   }
 }

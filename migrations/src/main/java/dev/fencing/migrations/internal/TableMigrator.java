@@ -29,6 +29,14 @@ public final class TableMigrator {
   /** tgtype of BEFORE INSERT OR UPDATE OR DELETE FOR EACH ROW: ROW|BEFORE|INSERT|DELETE|UPDATE. */
   private static final int EXPECTED_TGTYPE = 1 | 2 | 4 | 8 | 16;
 
+  /** tgtype of BEFORE TRUNCATE FOR EACH STATEMENT: BEFORE|TRUNCATE. */
+  private static final int EXPECTED_TRUNCATE_TGTYPE = 2 | 32;
+
+  private static final String ENFORCE_TRIGGER = "fencing_enforce";
+  private static final String ENFORCE_FUNCTION = "enforce_fence";
+  private static final String TRUNCATE_TRIGGER = "fencing_truncate";
+  private static final String TRUNCATE_FUNCTION = "enforce_fence_truncate";
+
   private final javax.sql.DataSource dataSource;
   private final MigrationOptions options;
 
@@ -203,50 +211,135 @@ public final class TableMigrator {
   private void installTrigger(Connection c, String table, EnforcementMode mode)
       throws SQLException {
     String label = table + " (" + mode.triggerArgument() + ")";
+    String expectedArgs =
+        HexFormat.of().formatHex(mode.triggerArgument().getBytes(StandardCharsets.US_ASCII)) + "00";
+    int inPlace = 0;
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT t.tgtype, t.tgenabled, t.tgnargs, pg_catalog.encode(t.tgargs, 'hex'),"
-                + " pn.nspname, p.proname"
+            "SELECT t.tgname, t.tgtype, t.tgenabled, t.tgnargs,"
+                + " pg_catalog.encode(t.tgargs, 'hex'), pn.nspname, p.proname"
                 + " FROM pg_catalog.pg_trigger t"
                 + " JOIN pg_catalog.pg_proc p ON p.oid = t.tgfoid"
                 + " JOIN pg_catalog.pg_namespace pn ON pn.oid = p.pronamespace"
-                + " WHERE t.tgrelid = pg_catalog.to_regclass(?) AND t.tgname = 'fencing_enforce'")) {
+                + " WHERE t.tgrelid = pg_catalog.to_regclass(?)"
+                + " AND t.tgname IN ('"
+                + ENFORCE_TRIGGER
+                + "', '"
+                + TRUNCATE_TRIGGER
+                + "')")) {
       ps.setString(1, FenceSchema.quote(table));
       try (ResultSet rs = ps.executeQuery()) {
-        if (rs.next()) {
-          String expectedArgs =
-              HexFormat.of().formatHex(mode.triggerArgument().getBytes(StandardCharsets.US_ASCII))
-                  + "00";
+        while (rs.next()) {
+          boolean enforce = ENFORCE_TRIGGER.equals(rs.getString(1));
           boolean same =
-              rs.getInt(1) == EXPECTED_TGTYPE
-                  && "O".equals(rs.getString(2))
-                  && rs.getInt(3) == 1
-                  && expectedArgs.equals(rs.getString(4))
-                  && options.schema().equals(rs.getString(5))
-                  && "enforce_fence".equals(rs.getString(6));
+              rs.getInt(2) == (enforce ? EXPECTED_TGTYPE : EXPECTED_TRUNCATE_TGTYPE)
+                  && "O".equals(rs.getString(3))
+                  && rs.getInt(4) == 1
+                  && expectedArgs.equals(rs.getString(5))
+                  && options.schema().equals(rs.getString(6))
+                  && (enforce ? ENFORCE_FUNCTION : TRUNCATE_FUNCTION).equals(rs.getString(7));
           if (same) {
-            triggersPresent.add(label);
-            return;
+            inPlace++;
           }
         }
       }
     }
+    if (inPlace == 2) {
+      triggersPresent.add(label);
+      installTruncateTriggerOnPartitions(c, table, mode);
+      return;
+    }
     String q = FenceSchema.quote(table);
+    String functions = FenceSchema.quote(options.schema()) + ".";
+    String argument = "('" + mode.triggerArgument() + "')";
     runDdl(
         c,
         table,
-        "install trigger fencing_enforce",
+        "install triggers " + ENFORCE_TRIGGER + " and " + TRUNCATE_TRIGGER,
         "LOCK TABLE " + q + " IN SHARE ROW EXCLUSIVE MODE",
         List.of(
-            "CREATE OR REPLACE TRIGGER fencing_enforce BEFORE INSERT OR UPDATE OR DELETE ON "
+            "CREATE OR REPLACE TRIGGER "
+                + ENFORCE_TRIGGER
+                + " BEFORE INSERT OR UPDATE OR DELETE ON "
                 + q
                 + " FOR EACH ROW EXECUTE FUNCTION "
-                + FenceSchema.quote(options.schema())
-                + ".enforce_fence('"
-                + mode.triggerArgument()
-                + "')",
-            "ALTER TABLE " + q + " ENABLE TRIGGER fencing_enforce"));
+                + functions
+                + ENFORCE_FUNCTION
+                + argument,
+            "CREATE OR REPLACE TRIGGER "
+                + TRUNCATE_TRIGGER
+                + " BEFORE TRUNCATE ON "
+                + q
+                + " FOR EACH STATEMENT EXECUTE FUNCTION "
+                + functions
+                + TRUNCATE_FUNCTION
+                + argument,
+            "ALTER TABLE " + q + " ENABLE TRIGGER " + ENFORCE_TRIGGER,
+            "ALTER TABLE " + q + " ENABLE TRIGGER " + TRUNCATE_TRIGGER));
     triggersInstalled.add(label);
+    installTruncateTriggerOnPartitions(c, table, mode);
+  }
+
+  /**
+   * Row triggers of a partitioned table are cloned to its partitions, present and future; statement
+   * triggers are not, and a TRUNCATE of one partition fires only that partition's. So every
+   * partition gets its own {@code fencing_truncate} (a partition attached later gets it when the
+   * migration runs again).
+   */
+  private void installTruncateTriggerOnPartitions(Connection c, String table, EnforcementMode mode)
+      throws SQLException {
+    List<String> missing = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT n.nspname || '.' || k.relname FROM pg_catalog.pg_partition_tree("
+                + "pg_catalog.to_regclass(?)) tree"
+                + " JOIN pg_catalog.pg_class k ON k.oid = tree.relid"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid = k.relnamespace"
+                + " WHERE tree.level > 0 AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t"
+                + " JOIN pg_catalog.pg_proc p ON p.oid = t.tgfoid"
+                + " JOIN pg_catalog.pg_namespace pn ON pn.oid = p.pronamespace"
+                + " WHERE t.tgrelid = tree.relid AND t.tgname = ? AND t.tgenabled = 'O'"
+                + " AND t.tgtype = ? AND p.proname = ? AND pn.nspname = ?"
+                + " AND pg_catalog.encode(t.tgargs, 'hex') = ?)"
+                + " ORDER BY tree.level, 1")) {
+      ps.setString(1, FenceSchema.quote(table));
+      ps.setString(2, TRUNCATE_TRIGGER);
+      ps.setInt(3, EXPECTED_TRUNCATE_TGTYPE);
+      ps.setString(4, TRUNCATE_FUNCTION);
+      ps.setString(5, options.schema());
+      ps.setString(
+          6,
+          HexFormat.of().formatHex(mode.triggerArgument().getBytes(StandardCharsets.US_ASCII))
+              + "00");
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          missing.add(rs.getString(1));
+        }
+      }
+    }
+    for (String partition : missing) {
+      String q = FenceSchema.quote(partition);
+      runDdl(
+          c,
+          partition,
+          "install trigger " + TRUNCATE_TRIGGER + " on a partition of " + table,
+          "LOCK TABLE " + q + " IN SHARE ROW EXCLUSIVE MODE",
+          List.of(
+              "CREATE OR REPLACE TRIGGER "
+                  + TRUNCATE_TRIGGER
+                  + " BEFORE TRUNCATE ON "
+                  + q
+                  + " FOR EACH STATEMENT EXECUTE FUNCTION "
+                  + FenceSchema.quote(options.schema())
+                  + "."
+                  + TRUNCATE_FUNCTION
+                  + "('"
+                  + mode.triggerArgument()
+                  + "')",
+              "ALTER TABLE " + q + " ENABLE TRIGGER " + TRUNCATE_TRIGGER));
+      triggersInstalled.add(
+          partition + " (" + mode.triggerArgument() + ", partition of " + table + ")");
+    }
   }
 
   /**
