@@ -186,17 +186,25 @@ inline triggerWrite() {
   fi
 }
 
-inline endTransaction() {
+/* what the database forgets at the end of a transaction: locks, marker, snapshot */
+inline endDbTransaction() {
   if :: rowlock == me -> rowlock = NONE :: else fi;
   shares = shares & ~BIT(me);
   wrote = false; aborted = false; mGuard = false; mTrig = false;
-  snapTaken = false; snapLease = 0; snapRow = 0; st = 0; autocommit = false
+  snapTaken = false; snapLease = 0; snapRow = 0
+}
+
+inline endTransaction() {
+  endDbTransaction();
+#ifdef CLIENT_FLAG
+  jflag = false;
+#endif
+  st = 0; autocommit = false
 }
 
 /* The invariant: a write that commits after a registration (t, L) committed carries a token
    above t, or exactly t and lease L. */
-inline commit() {
-  atomic {
+inline commitWrites() {
     if
     :: wrote ->
        printf("holder %d: COMMIT of a write with token %d lease %d (fence: %d lease %d)\n",
@@ -207,9 +215,11 @@ inline commit() {
        rowChanged = rowChanged | OTHERS(me);
 #endif
     :: else -> printf("holder %d: COMMIT (nothing written)\n", me)
-    fi;
-    endTransaction()
-  }
+    fi
+}
+
+inline commit() {
+  atomic { commitWrites(); endTransaction() }
 }
 
 inline rollback() {
@@ -219,6 +229,9 @@ inline rollback() {
 proctype Holder(byte me) {
   byte tok, lease, cur, acq, txn, st, snapLease, snapRow;
   bool autocommit, wrote, aborted, mGuard, mTrig, fenceOk, snapTaken;
+#ifdef CLIENT_FLAG
+  bool jflag;      /* the connection's Java-side "verified in this transaction" flag */
+#endif
 
 acquire:
   /* acquire script: EXISTS, INCR, SET PX (one atomic round trip); or give up waiting */
@@ -293,13 +306,29 @@ work:
            :: else   /* zero rows: StaleTokenException, the transaction goes on */
            fi
         :: /* verify (batch prelude): lock the fence row, then set the marker */
+#ifdef CLIENT_FLAG
+           !autocommit && !jflag ->
+#else
            !autocommit && !mGuard ->
+#endif
            atomic { printf("holder %d: verify, token %d lease %d\n", me, tok, lease); snapshot() };
            fenceCheck(true);
            if
            :: fenceOk -> mGuard = true
+#ifdef CLIENT_FLAG
+              ; jflag = true
+#endif
            :: else    /* no row: StaleTokenException, the transaction goes on */
            fi
+#ifdef CLIENT_FLAG
+        :: /* main at 5a0ee13: once the flag is set, a batch runs its row-guarded form only */
+           !autocommit && jflag ->
+           atomic { printf("holder %d: batch (row guard only), token %d\n", me, tok); snapshot() };
+           rowWrite()
+        :: /* COMMIT sent as SQL text: the transaction ends, the connection's flag stays set */
+           !autocommit && !aborted ->
+           atomic { printf("holder %d: COMMIT as SQL text\n", me); commitWrites(); endDbTransaction() }
+#endif
         :: /* plain DML through the enforcement trigger */
            atomic {
              printf("holder %d: trigger-mode write, token %d lease %d, marker %d\n", me, tok, lease, mTrig);
