@@ -11,6 +11,9 @@
  *   REG_GE        broken: registration accepts token >= stored instead of >
  *   MARKER_EARLY  broken: the verify statement sets the transaction marker before its row lock
  *                 is granted (set_config in the select list of a SELECT ... FOR SHARE)
+ *   CLIENT_FLAG   broken: batches run the row guard only once a Java-side flag says the
+ *                 transaction was verified; COMMIT sent as SQL text leaves the flag set
+ *                 (needs STMTS >= 3)
  */
 
 #ifndef HOLDERS
@@ -125,12 +128,17 @@ inline rowWrite() {
        fi }
   fi
 #else
-  /* waits for the row lock, then the guard is rechecked on the latest committed version */
-  atomic { rowlock == NONE || rowlock == me ->
-    if
-    :: rowtok <= tok -> rowlock = me; wrote = true
-    :: else
-    fi }
+  /* a version that fails the guard is skipped without waiting (stamps only grow); otherwise
+     the row lock is waited for and the guard rechecked on the latest committed version */
+  if
+  :: rowtok > tok
+  :: else ->
+     atomic { rowlock == NONE || rowlock == me ->
+       if
+       :: rowtok <= tok -> rowlock = me; wrote = true
+       :: else
+       fi }
+  fi
 #endif
 }
 
