@@ -1,0 +1,385 @@
+/*
+ * fencing: the protocol between Redis leases and the PostgreSQL fence, for one resource.
+ * README.md says what is modelled, what is abstracted away, and how to run it.
+ *
+ * Switches (spin -D...):
+ *   HOLDERS, ACQS, TXNS, STMTS, FAULTS  bounds (defaults below)
+ *   RR            writers run REPEATABLE READ (default READ COMMITTED); registration stays RC
+ *   NOFENCE       broken: guarded writes do not check the fence (row guard only)
+ *   NOLOCK        broken: the fence is read without FOR SHARE (also what FOR KEY SHARE amounts
+ *                 to: registration's non-key UPDATE does not conflict with it)
+ *   REG_GE        broken: registration accepts token >= stored instead of >
+ *   MARKER_EARLY  broken: the verify statement sets the transaction marker before its row lock
+ *                 is granted (set_config in the select list of a SELECT ... FOR SHARE)
+ *   CLIENT_FLAG   broken: batches run the row guard only once a Java-side flag says the
+ *                 transaction was verified; COMMIT sent as SQL text leaves the flag set
+ *                 (needs STMTS >= 3)
+ */
+
+#ifndef HOLDERS
+#define HOLDERS 2
+#endif
+#ifndef ACQS
+#define ACQS 2          /* acquisitions per holder, recoveries included */
+#endif
+#ifndef TXNS
+#define TXNS 1          /* transactions per lease */
+#endif
+#ifndef STMTS
+#define STMTS 2         /* statements per explicit transaction */
+#endif
+#ifndef FAULTS
+#define FAULTS 1        /* Redis counter losses / fail-overs per run */
+#endif
+
+#define NONE 0
+#define BIT(p) (1 << (p))
+#define ALL ((1 << (HOLDERS + 1)) - 2)
+#define OTHERS(p) (ALL & ~BIT(p))
+
+/* Redis: the lock key (value = lease id, unique per acquisition) and the token counter */
+byte lockOwner;
+byte counter;
+byte faults;
+byte nextLease;
+
+/* PostgreSQL: the fence row, committed version (exists from the start: token 0, no lease) */
+byte ftok;
+byte flease;
+byte xlock;      /* holder whose registration transaction has locked the row for update */
+byte shares;     /* holders whose open transaction holds the row FOR SHARE */
+
+/* one fenced data row: its committed fence_token and its row lock */
+byte rowtok;
+byte rowlock;
+#ifdef RR
+byte rowChanged; /* holders whose snapshot predates a committed write of the row */
+#endif
+
+/* ghost: the committed registration with the highest token (the first one at that token) */
+byte hiTok;
+byte hiLease;
+
+/* the lease time runs out (the holder is paused, its heartbeat late), or Redis loses state */
+active proctype Redis() {
+end:
+  do
+  :: atomic { lockOwner != NONE -> printf("redis: lease %d expired\n", lockOwner); lockOwner = NONE }
+  :: atomic { faults < FAULTS -> faults++; counter = 0; lockOwner = NONE;
+              printf("redis: restart without persistence, counter 0\n") }
+  :: atomic { faults < FAULTS && counter > 0 -> faults++; counter--; lockOwner = NONE;
+              printf("redis: fail-over to a replica that missed the last INCR, counter %d\n", counter) }
+  od
+}
+
+/* The statement's snapshot (READ COMMITTED), or the transaction's, taken by its first
+   statement (REPEATABLE READ). Only the committed fence and data row are visible. */
+inline snapshot() {
+#ifdef RR
+  if
+  :: !snapTaken ->
+     snapTaken = true; snapLease = flease; snapRow = rowtok; rowChanged = rowChanged & ~BIT(me)
+  :: else
+  fi
+#else
+  snapLease = flease
+#endif
+}
+
+/* The fence predicate: true only while the committed fence names this registration, taking
+   FOR SHARE on the row until the transaction ends. Under READ COMMITTED a row locked by an
+   uncommitted registration is waited for, then rechecked in its committed version
+   (EvalPlanQual); under REPEATABLE READ an update after the snapshot is a serialization error. */
+inline fenceCheck(verifying) {
+#if defined(NOFENCE)
+  fenceOk = true
+#elif defined(NOLOCK)
+  fenceOk = (snapLease == lease)
+#else
+  if
+  :: snapLease == lease ->
+#ifdef MARKER_EARLY
+     if :: verifying -> mGuard = true :: else fi;
+#endif
+     atomic { xlock == NONE ->
+       if
+       :: flease == lease -> shares = shares | BIT(me); fenceOk = true
+#ifdef RR
+       :: else -> aborted = true
+#else
+       :: else -> fenceOk = false
+#endif
+       fi }
+  :: else -> fenceOk = false
+  fi
+#endif
+}
+
+/* UPDATE of the data row with the row guard fence_token <= t, stamping fence_token = t */
+inline rowWrite() {
+#ifdef RR
+  if
+  :: snapRow > tok   /* the snapshot's version fails the row guard: zero rows */
+  :: else ->
+     atomic { rowlock == NONE || rowlock == me ->
+       if
+       :: (rowChanged & BIT(me)) != 0 -> aborted = true
+       :: else -> rowlock = me; wrote = true
+       fi }
+  fi
+#else
+  /* a version that fails the guard is skipped without waiting (stamps only grow); otherwise
+     the row lock is waited for and the guard rechecked on the latest committed version */
+  if
+  :: rowtok > tok
+  :: else ->
+     atomic { rowlock == NONE || rowlock == me ->
+       if
+       :: rowtok <= tok -> rowlock = me; wrote = true
+       :: else
+       fi }
+  fi
+#endif
+}
+
+/* BEFORE ROW trigger enforce_fence(): the target row is locked first; once per transaction
+   the trigger reads the fence row FOR SHARE by resource and compares it, then sets its
+   transaction-keyed marker; a mismatch or a newer row stamp raises ZF001 (the transaction
+   is aborted). */
+inline triggerWrite() {
+  atomic { rowlock == NONE || rowlock == me ->
+#ifdef RR
+    if
+    :: (rowChanged & BIT(me)) != 0 -> aborted = true
+    :: else -> rowlock = me
+    fi
+#else
+    rowlock = me
+#endif
+  };
+  if
+  :: !aborted && !mTrig ->
+#if defined(NOFENCE)
+     mTrig = true
+#elif defined(NOLOCK)
+     if :: snapLease == lease -> mTrig = true :: else -> aborted = true fi
+#else
+     atomic { xlock == NONE ->
+#ifdef RR
+       if
+       :: flease != snapLease -> aborted = true
+       :: else ->
+          if
+          :: flease == lease -> shares = shares | BIT(me); mTrig = true
+          :: else -> aborted = true
+          fi
+       fi
+#else
+       if
+       :: flease == lease -> shares = shares | BIT(me); mTrig = true
+       :: else -> aborted = true
+       fi
+#endif
+     }
+#endif
+  :: else
+  fi;
+  if
+  :: !aborted ->
+     if
+     :: rowtok > tok -> aborted = true
+     :: else -> wrote = true
+     fi
+  :: else
+  fi
+}
+
+/* what the database forgets at the end of a transaction: locks, marker, snapshot */
+inline endDbTransaction() {
+  if :: rowlock == me -> rowlock = NONE :: else fi;
+  shares = shares & ~BIT(me);
+  wrote = false; aborted = false; mGuard = false; mTrig = false;
+  snapTaken = false; snapLease = 0; snapRow = 0
+}
+
+inline endTransaction() {
+  endDbTransaction();
+#ifdef CLIENT_FLAG
+  jflag = false;
+#endif
+  st = 0; autocommit = false
+}
+
+/* The invariant: a write that commits after a registration (t, L) committed carries a token
+   above t, or exactly t and lease L. */
+inline commitWrites() {
+    if
+    :: wrote ->
+       printf("holder %d: COMMIT of a write with token %d lease %d (fence: %d lease %d)\n",
+              me, tok, lease, ftok, flease);
+       assert(tok > hiTok || (tok == hiTok && lease == hiLease));
+       rowtok = tok;
+#ifdef RR
+       rowChanged = rowChanged | OTHERS(me);
+#endif
+    :: else -> printf("holder %d: COMMIT (nothing written)\n", me)
+    fi
+}
+
+inline commit() {
+  atomic { commitWrites(); endTransaction() }
+}
+
+inline rollback() {
+  atomic { printf("holder %d: ROLLBACK\n", me); endTransaction() }
+}
+
+proctype Holder(byte me) {
+  byte tok, lease, cur, acq, txn, st, snapLease, snapRow;
+  bool autocommit, wrote, aborted, mGuard, mTrig, fenceOk, snapTaken;
+#ifdef CLIENT_FLAG
+  bool jflag;      /* the connection's Java-side "verified in this transaction" flag */
+#endif
+
+acquire:
+  /* acquire script: EXISTS, INCR, SET PX (one atomic round trip); or give up waiting */
+  if
+  :: atomic { acq < ACQS && lockOwner == NONE ->
+       acq++; counter++; tok = counter; nextLease++; lease = nextLease; lockOwner = lease;
+       printf("holder %d: acquired token %d lease %d\n", me, tok, lease) }
+  :: goto done
+  fi;
+
+  /* registration: upsert ... DO UPDATE ... WHERE f.token < EXCLUDED.token, READ COMMITTED.
+     ON CONFLICT locks the row (waits for share holders and for another registration), then
+     evaluates the WHERE on the latest committed version. */
+  atomic { xlock == NONE && shares == 0 -> xlock = me;
+#ifdef REG_GE
+    cur = (ftok <= tok)
+#else
+    cur = (ftok < tok)
+#endif
+  };
+  if
+  :: cur ->
+     if
+     :: atomic { ftok = tok; flease = lease; xlock = NONE;
+          printf("holder %d: registered token %d lease %d\n", me, tok, lease);
+          if
+          :: tok > hiTok -> hiTok = tok; hiLease = lease
+          :: else
+          fi };
+        goto work
+     :: atomic { xlock = NONE; printf("holder %d: registration rolled back\n", me) };  /* connection lost before commit: rolled back, lease released */
+        goto release
+     fi
+  :: else ->
+     /* nothing updated: read the row back under the same lock */
+     atomic { cur = ftok; xlock = NONE;
+              printf("holder %d: token %d not above the fence (%d): stale\n", me, tok, cur) };
+     /* stale (Redis lost or duplicated the counter): if still held, advance the counter past
+        the fence (advanceTokenFloor, its own round trip), release, acquire again */
+     if
+     :: atomic { if :: counter < cur -> counter = cur :: else fi;
+                 printf("holder %d: advanced the counter to %d\n", me, counter) }
+     :: skip
+     fi;
+     goto release
+  fi;
+
+work:
+  txn = 0;
+  do
+  :: txn < TXNS ->
+     txn++;
+     if
+     :: autocommit = true; printf("holder %d: auto-commit statement\n", me)
+     :: autocommit = false; printf("holder %d: BEGIN\n", me)
+     fi;
+     do
+     :: !aborted && st < (autocommit -> 1 : STMTS) ->
+        st++;
+        if
+        :: /* fused guarded write: row guard AND (marker OR EXISTS(fence ... FOR SHARE)) */
+           atomic {
+             printf("holder %d: guarded write, token %d lease %d, marker %d\n", me, tok, lease, mGuard);
+             snapshot()
+           };
+           if
+           :: mGuard -> fenceOk = true
+           :: else -> fenceCheck(false)
+           fi;
+           if
+           :: fenceOk && !aborted -> rowWrite()
+           :: else   /* zero rows: StaleTokenException, the transaction goes on */
+           fi
+        :: /* verify (batch prelude): lock the fence row, then set the marker */
+#ifdef CLIENT_FLAG
+           !autocommit && !jflag ->
+#else
+           !autocommit && !mGuard ->
+#endif
+           atomic { printf("holder %d: verify, token %d lease %d\n", me, tok, lease); snapshot() };
+           fenceCheck(true);
+           if
+           :: fenceOk -> mGuard = true
+#ifdef CLIENT_FLAG
+              ; jflag = true
+#endif
+           :: else    /* no row: StaleTokenException, the transaction goes on */
+           fi
+#ifdef CLIENT_FLAG
+        :: /* main at 5a0ee13: once the flag is set, a batch runs its row-guarded form only */
+           !autocommit && jflag ->
+           atomic { printf("holder %d: batch (row guard only), token %d\n", me, tok); snapshot() };
+           rowWrite()
+        :: /* COMMIT sent as SQL text: the transaction ends, the connection's flag stays set */
+           !autocommit && !aborted ->
+           atomic { printf("holder %d: COMMIT as SQL text\n", me); commitWrites(); endDbTransaction() }
+#endif
+        :: /* plain DML through the enforcement trigger */
+           atomic {
+             printf("holder %d: trigger-mode write, token %d lease %d, marker %d\n", me, tok, lease, mTrig);
+             snapshot()
+           };
+           triggerWrite()
+        fi;
+        atomic {
+          printf("holder %d:   -> fence check %d, row written %d, error %d, marker %d\n",
+                 me, fenceOk || mTrig, rowlock == me, aborted, mGuard);
+          fenceOk = false;
+          snapLease = 0
+        }
+     :: st > 0 -> break
+     od;
+     if
+     :: !aborted -> commit()
+     :: !autocommit || aborted -> rollback()
+     fi
+  :: break
+  od;
+
+release:
+  /* compare-and-delete */
+  atomic {
+    if
+    :: lockOwner == lease && lease != NONE -> lockOwner = NONE
+    :: else
+    fi;
+    tok = 0; lease = 0; cur = 0; txn = 0
+  }
+  goto acquire;
+done:
+  skip
+}
+
+
+init {
+  byte i = 1;
+  atomic {
+    do
+    :: i <= HOLDERS -> run Holder(i); i++
+    :: else -> break
+    od
+  }
+}
