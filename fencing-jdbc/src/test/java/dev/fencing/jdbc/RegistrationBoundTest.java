@@ -161,6 +161,33 @@ class RegistrationBoundTest {
   }
 
   /**
+   * The bound is a grace, not a deadline for the old holder: a transaction that locked the fence
+   * row before the successor came and finishes within one lease time commits, and the successor
+   * registers right after it.
+   */
+  @Test
+  void anInFlightHolderThatFinishesWithinTheBoundCommitsAndIsNotEnded() throws Exception {
+    String resource = nextResource("in-flight");
+    long id = 100 + resources.get();
+    fx.insertAccount(id, "nobody", 0);
+    RedisLeaseManager leases = fx.leases(LEASE);
+    Lease a = registered(leases.acquire(resource, Duration.ZERO));
+    String marker = "holder_" + UUID.randomUUID().toString().replace("-", "");
+    Future<?> holder = holders.submit(() -> writeThenSleep(a, id, 1, marker));
+    awaitSleeping(marker);
+    fx.expireInRedis(resource);
+    Lease b = leases.acquire(resource, Duration.ZERO);
+
+    Duration waited = timeRegistration(fence(true, LONG_TIMEOUT), b);
+
+    report("in-flight holder finishing within the bound", waited);
+    holder.get(30, TimeUnit.SECONDS);
+    assertThat(waited).isLessThan(LEASE);
+    assertThat(fx.ownerOf(id)).isEqualTo("A");
+    assertThat(fx.guardedSetOwner(b, id, "B")).isEqualTo(1);
+  }
+
+  /**
    * Structural: a successor registers only once it holds the lease, which Redis grants only after
    * the previous lease expired or was released. A holder that renews its lease is never ended,
    * however long its statement.
