@@ -197,10 +197,11 @@ class RegistrationBoundTest {
     String resource = nextResource("valid-lease");
     long id = 100 + resources.get();
     fx.insertAccount(id, "nobody", 0);
-    Duration leaseTime = Duration.ofSeconds(1);
+    Duration leaseTime = LEASE;
     Lease a = fx.fencedLeases(leaseTime).acquire(resource, Duration.ZERO);
     String marker = "holder_" + UUID.randomUUID().toString().replace("-", "");
-    Future<?> holder = holders.submit(() -> writeThenSleep(a, id, 4, marker));
+    Future<?> holder =
+        holders.submit(() -> writeThenSleep(a, id, 3 * leaseTime.toSeconds(), marker));
     awaitSleeping(marker);
 
     assertThatThrownBy(
