@@ -63,8 +63,12 @@ class RegistrationBoundTest {
     String resource = nextResource("client-write");
     RedisLeaseManager leases = fx.leases(LEASE);
     Lease a = registered(leases.acquire(resource, Duration.ZERO));
-    try (FrozenPgClient frozen = clientStoppedReadingInside(a)) {
+    String otherResource = nextResource("client-write-bystander");
+    Lease other = registered(leases.acquire(otherResource, Duration.ZERO));
+    try (FrozenPgClient frozen = clientStoppedReadingInside(a);
+        FrozenPgClient bystander = clientStoppedReadingInside(other)) {
       fx.expireInRedis(resource);
+      fx.expireInRedis(otherResource);
       Lease b = leases.acquire(resource, Duration.ZERO);
 
       Duration waited = timeRegistration(fence(true, LONG_TIMEOUT), b);
@@ -73,7 +77,55 @@ class RegistrationBoundTest {
       assertThat(waited).isGreaterThanOrEqualTo(LEASE).isLessThan(LEASE.plus(SLACK));
       awaitGone(frozen.backendPid());
       assertThat(fx.db.fence().currentToken(resource)).hasValue(b.token().value());
+      assertThat(waitEventOf(bystander.backendPid()))
+          .as("a stale holder of another resource's fence row is not this registration's business")
+          .hasValue("ClientWrite");
+      terminate(bystander.backendPid());
     }
+  }
+
+  /**
+   * Registration ends only sessions that lock the fence row with {@code SELECT ... FOR SHARE};
+   * whoever writes the fence table (another registration, a migration, an operator) is waited for
+   * and never ended.
+   */
+  @Test
+  void aSessionWritingTheFenceRowIsNeverEnded() throws Exception {
+    String resource = nextResource("fence-writer");
+    RedisLeaseManager leases = fx.leases(LEASE);
+    registered(leases.acquire(resource, Duration.ZERO));
+    String marker = "writer_" + UUID.randomUUID().toString().replace("-", "");
+    Future<?> writer =
+        holders.submit(
+            () -> {
+              try (Connection c = java.sql.DriverManager.getConnection(FencingFixture.URL);
+                  Statement s = c.createStatement()) {
+                c.setAutoCommit(false);
+                s.execute(
+                    "UPDATE "
+                        + fx.fenceSchema
+                        + ".fence SET registered_at = registered_at WHERE resource = '"
+                        + resource
+                        + "'");
+                s.execute("SELECT pg_sleep(600) /* " + marker + " */");
+              }
+              return null;
+            });
+    int pid = awaitSleeping(marker);
+    try {
+      fx.expireInRedis(resource);
+      Lease b = leases.acquire(resource, Duration.ZERO);
+      Duration timeout = LEASE.multipliedBy(2);
+
+      assertThatThrownBy(() -> fence(true, timeout).register(b))
+          .isInstanceOf(SQLTimeoutException.class);
+
+      assertThat(waitEventOf(pid)).hasValue("PgSleep");
+    } finally {
+      terminate(pid);
+    }
+    assertThatThrownBy(() -> writer.get(30, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class);
   }
 
   @Test
