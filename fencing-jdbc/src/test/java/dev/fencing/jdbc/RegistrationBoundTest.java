@@ -341,6 +341,39 @@ class RegistrationBoundTest {
     }
   }
 
+  @Test
+  void withoutASecondConnectionRegistrationFailsClearlyAtTheBound() throws Exception {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(FencingFixture.URL);
+    config.setMaximumPoolSize(1);
+    config.setConnectionTimeout(250);
+    try (HikariDataSource onlyOne = new HikariDataSource(config)) {
+      String resource = nextResource("one-connection");
+      RedisLeaseManager leases = fx.leases(LEASE);
+      Lease a = registered(leases.acquire(resource, Duration.ZERO));
+      try (FrozenPgClient frozen = clientStoppedReadingInside(a)) {
+        fx.expireInRedis(resource);
+        Lease b = leases.acquire(resource, Duration.ZERO);
+        ResourceFence fence =
+            new ResourceFence(
+                onlyOne,
+                FenceOptions.defaults()
+                    .withSchema(fx.fenceSchema)
+                    .withRegistrationTimeout(LONG_TIMEOUT));
+
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> fence.register(b))
+            .isInstanceOf(SQLException.class)
+            .hasMessageContaining("no second connection");
+        Duration waited = Duration.ofNanos(System.nanoTime() - start);
+
+        assertThat(waited).isGreaterThanOrEqualTo(LEASE).isLessThan(LEASE.plus(SLACK));
+        assertThat(waitEventOf(frozen.backendPid())).hasValue("ClientWrite");
+        terminate(frozen.backendPid());
+      }
+    }
+  }
+
   private String nextResource(String name) {
     return name + "-" + resources.incrementAndGet();
   }

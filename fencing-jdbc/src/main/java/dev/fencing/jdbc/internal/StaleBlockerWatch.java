@@ -135,7 +135,27 @@ public final class StaleBlockerWatch implements AutoCloseable {
   }
 
   private void run() {
-    try (Connection connection = dataSource.getConnection()) {
+    Connection watching;
+    try {
+      watching = dataSource.getConnection();
+    } catch (SQLException e) {
+      failure =
+          new SQLException(
+              "registering token "
+                  + lease.token()
+                  + " for \""
+                  + lease.resource()
+                  + "\": after "
+                  + waitedFor
+                  + " the fence row is still locked, and no second connection was available to"
+                  + " find and end the stale holder: "
+                  + e.getMessage(),
+              e.getSQLState(),
+              e);
+      cancelWaiting(failure);
+      return;
+    }
+    try (Connection connection = watching) {
       connection.setAutoCommit(true);
       try (PreparedStatement find = connection.prepareStatement(candidates);
           PreparedStatement end = connection.prepareStatement(endOne)) {
