@@ -11,18 +11,27 @@ import java.util.Objects;
  * @param schema the schema of the fence table created by the {@code migrations} module, a plain
  *     identifier (default {@code fencing})
  * @param registrationLockTimeout {@code lock_timeout} of one registration attempt; a registration
- *     waits for in-flight writes of the previous holder, and retries after this
- * @param registrationTimeout give up registering after this long in total
+ *     waits for in-flight writes of the previous holder, and retries after this. At least 1 ms;
+ *     PostgreSQL counts it in whole milliseconds, so a fraction is rounded up
+ * @param registrationTimeout give up registering after this long in total; at least 1 ms
  * @param triggerMode whether fenced connections carry the registration as settings for the
  *     enforcement trigger installed by the {@code migrations} module; needed when fenced tables
  *     have the trigger, and costs one round trip per transaction (or two per connection in
  *     auto-commit mode), never one per statement
+ * @param endStaleBlockers whether a registration that has waited one lease time (the registering
+ *     lease's) for the fence row ends, with {@code pg_terminate_backend}, the sessions that still
+ *     lock the row for an older registration (a holder frozen in a long statement, or whose client
+ *     stopped reading a result); see {@link ResourceFence#register}
  */
 public record FenceOptions(
     String schema,
     Duration registrationLockTimeout,
     Duration registrationTimeout,
-    boolean triggerMode) {
+    boolean triggerMode,
+    boolean endStaleBlockers) {
+
+  /** PostgreSQL's largest {@code lock_timeout}: {@code INT_MAX} milliseconds. */
+  private static final Duration MAX_LOCK_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
 
   /** The default fence schema. */
   public static final String DEFAULT_SCHEMA = FenceSchema.DEFAULT_SCHEMA;
@@ -31,30 +40,47 @@ public record FenceOptions(
    * Validates the options.
    *
    * @throws NullPointerException if an argument is null
-   * @throws IllegalArgumentException if the schema is not a plain identifier or a duration is not
-   *     positive
+   * @throws IllegalArgumentException if the schema is not a plain identifier, a duration is shorter
+   *     than 1 ms (PostgreSQL counts {@code lock_timeout} in milliseconds, and {@code 0} would mean
+   *     "wait forever"), or {@code registrationLockTimeout} is above {@code Integer.MAX_VALUE} ms
    */
   public FenceOptions {
     Objects.requireNonNull(schema, "schema");
     Objects.requireNonNull(registrationLockTimeout, "registrationLockTimeout");
     Objects.requireNonNull(registrationTimeout, "registrationTimeout");
     FenceSql.requireIdentifier("schema", schema);
-    if (registrationLockTimeout.isZero() || registrationLockTimeout.isNegative()) {
+    requireAtLeastOneMilli("registrationLockTimeout", registrationLockTimeout);
+    requireAtLeastOneMilli("registrationTimeout", registrationTimeout);
+    if (registrationLockTimeout.compareTo(MAX_LOCK_TIMEOUT) > 0) {
       throw new IllegalArgumentException(
-          "registrationLockTimeout must be positive, got " + registrationLockTimeout);
-    }
-    if (registrationTimeout.isZero() || registrationTimeout.isNegative()) {
-      throw new IllegalArgumentException(
-          "registrationTimeout must be positive, got " + registrationTimeout);
+          "registrationLockTimeout must be at most "
+              + MAX_LOCK_TIMEOUT
+              + " (PostgreSQL's largest lock_timeout), got "
+              + registrationLockTimeout);
     }
   }
 
   /**
+   * Creates options that end stale blockers after one lease time.
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException as the canonical constructor
+   */
+  public FenceOptions(
+      String schema,
+      Duration registrationLockTimeout,
+      Duration registrationTimeout,
+      boolean triggerMode) {
+    this(schema, registrationLockTimeout, registrationTimeout, triggerMode, true);
+  }
+
+  /**
    * Returns the defaults: schema {@code fencing}, registration attempts of 1 s for 2 min in total,
-   * no trigger mode.
+   * no trigger mode, stale blockers ended after one lease time.
    */
   public static FenceOptions defaults() {
-    return new FenceOptions(DEFAULT_SCHEMA, Duration.ofSeconds(1), Duration.ofMinutes(2), false);
+    return new FenceOptions(
+        DEFAULT_SCHEMA, Duration.ofSeconds(1), Duration.ofMinutes(2), false, true);
   }
 
   /**
@@ -64,7 +90,8 @@ public record FenceOptions(
    * @return the new options
    */
   public FenceOptions withTriggerMode(boolean triggerMode) {
-    return new FenceOptions(schema, registrationLockTimeout, registrationTimeout, triggerMode);
+    return new FenceOptions(
+        schema, registrationLockTimeout, registrationTimeout, triggerMode, endStaleBlockers);
   }
 
   /**
@@ -75,7 +102,8 @@ public record FenceOptions(
    * @throws IllegalArgumentException if {@code schema} is not a plain identifier
    */
   public FenceOptions withSchema(String schema) {
-    return new FenceOptions(schema, registrationLockTimeout, registrationTimeout, triggerMode);
+    return new FenceOptions(
+        schema, registrationLockTimeout, registrationTimeout, triggerMode, endStaleBlockers);
   }
 
   /**
@@ -83,10 +111,11 @@ public record FenceOptions(
    *
    * @param registrationTimeout the bound
    * @return the new options
-   * @throws IllegalArgumentException if not positive
+   * @throws IllegalArgumentException if shorter than 1 ms
    */
   public FenceOptions withRegistrationTimeout(Duration registrationTimeout) {
-    return new FenceOptions(schema, registrationLockTimeout, registrationTimeout, triggerMode);
+    return new FenceOptions(
+        schema, registrationLockTimeout, registrationTimeout, triggerMode, endStaleBlockers);
   }
 
   /**
@@ -94,9 +123,31 @@ public record FenceOptions(
    *
    * @param registrationLockTimeout the bound of one attempt
    * @return the new options
-   * @throws IllegalArgumentException if not positive
+   * @throws IllegalArgumentException if shorter than 1 ms or above Integer.MAX_VALUE ms
    */
   public FenceOptions withRegistrationLockTimeout(Duration registrationLockTimeout) {
-    return new FenceOptions(schema, registrationLockTimeout, registrationTimeout, triggerMode);
+    return new FenceOptions(
+        schema, registrationLockTimeout, registrationTimeout, triggerMode, endStaleBlockers);
+  }
+
+  /**
+   * Returns a copy that does or does not end stale blockers of the fence row after one lease time.
+   *
+   * @param endStaleBlockers whether registration ends them
+   * @return the new options
+   */
+  public FenceOptions withEndStaleBlockers(boolean endStaleBlockers) {
+    return new FenceOptions(
+        schema, registrationLockTimeout, registrationTimeout, triggerMode, endStaleBlockers);
+  }
+
+  private static void requireAtLeastOneMilli(String name, Duration duration) {
+    if (duration.compareTo(Duration.ofMillis(1)) < 0) {
+      throw new IllegalArgumentException(
+          name
+              + " must be at least 1 ms (PostgreSQL counts lock_timeout in whole milliseconds and"
+              + " takes 0 as no timeout at all), got "
+              + duration);
+    }
   }
 }

@@ -2,11 +2,14 @@ package dev.fencing.jdbc;
 
 import dev.fencing.core.Lease;
 import dev.fencing.jdbc.internal.FenceSql;
+import dev.fencing.jdbc.internal.StaleBlockerWatch;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.Objects;
 import java.util.OptionalLong;
 import javax.sql.DataSource;
@@ -18,11 +21,22 @@ import javax.sql.DataSource;
  *
  * <p>Registration waits for in-flight guarded writes of the previous holder (they hold the fence
  * row {@code FOR SHARE} until they commit), retrying under {@code lock_timeout} until {@link
- * FenceOptions#registrationTimeout()}.
+ * FenceOptions#registrationTimeout()}. A holder frozen inside a transaction delays it by about one
+ * lease time: see {@link #register(Lease)}.
  */
 public final class ResourceFence {
 
   private static final String LOCK_NOT_AVAILABLE = "55P03";
+  private static final Duration MAX_BOUND = Duration.ofNanos(Long.MAX_VALUE / 2);
+
+  /**
+   * The settings of one attempt, local to its transaction: how long to wait for the row lock, and a
+   * bound on the attempt's own transaction, so that a registrant frozen between its update and its
+   * commit cannot hold the fence row for longer than the lease time.
+   */
+  private static final String ATTEMPT_SETTINGS =
+      "SELECT pg_backend_pid(), set_config('lock_timeout', ?, true),"
+          + " set_config('idle_in_transaction_session_timeout', ?, true)";
 
   private final DataSource dataSource;
   private final FenceOptions options;
@@ -49,22 +63,56 @@ public final class ResourceFence {
   /**
    * Registers {@code lease} as the resource's current holder.
    *
+   * <p>The previous holder's transactions that locked the fence row (guarded writes in flight) are
+   * waited for, for at most about one lease time ({@code lease.leaseTime()}), counted from the
+   * call:
+   *
+   * <ul>
+   *   <li>a transaction left idle is ended by the server ({@code
+   *       idle_in_transaction_session_timeout}, set to the lease time by {@link FencedDataSource});
+   *   <li>one that is still active after that long (a long statement, or a client that stopped
+   *       reading a result, which neither {@code statement_timeout} nor a cancel request ends) is
+   *       ended with {@code pg_terminate_backend} when {@link FenceOptions#endStaleBlockers()} is
+   *       on (the default), and rolls back. Only sessions that lock this resource's fence row for a
+   *       registration older than {@code lease}'s are ended, and only while {@code lease} is held.
+   *       That needs superuser, membership in the blocker's role, or {@code pg_signal_backend};
+   *       without it registration fails at once with SQLState {@code 42501}.
+   * </ul>
+   *
+   * <p>No holder whose lease is still valid can be ended this way: a lease is granted only after
+   * the previous one expired or was released, and registration only runs while {@code lease} is
+   * held.
+   *
    * @param lease a freshly acquired lease
    * @throws StaleTokenException if the fence already holds this token or a higher one for another
    *     lease (Redis handed out a token the database has seen: see {@link FencedLeaseManager})
    * @throws SQLTimeoutException if the fence row stayed locked for the whole registration timeout
-   * @throws SQLException if the database failed
+   * @throws SQLException if the database failed, or (SQLState {@code 42501}) a stale blocker
+   *     outlived the lease time and this role may not end it
    * @throws dev.fencing.core.LeaseLostException if the lease is already known lost
    * @throws NullPointerException if {@code lease} is null
    */
   public void register(Lease lease) throws SQLException {
     Objects.requireNonNull(lease, "lease");
     lease.checkHeld();
-    long deadline = System.nanoTime() + options.registrationTimeout().toNanos();
+    long start = System.nanoTime();
+    long deadline = start + nanos(options.registrationTimeout());
+    long bound = start + nanos(lease.leaseTime());
     SQLException lastTimeout;
     do {
+      long now = System.nanoTime();
+      boolean pastBound = now - bound >= 0;
+      long attempt = Math.min(nanos(options.registrationLockTimeout()), deadline - now);
+      if (!pastBound) {
+        attempt = Math.min(attempt, bound - now);
+      }
       try {
-        registerOnce(lease);
+        registerOnce(
+            lease,
+            millisRoundedUp(attempt),
+            pastBound && options.endStaleBlockers()
+                ? Duration.ofNanos(now - start).truncatedTo(ChronoUnit.MILLIS)
+                : null);
         return;
       } catch (SQLException e) {
         if (!LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
@@ -104,23 +152,48 @@ public final class ResourceFence {
     }
   }
 
-  private void registerOnce(Lease lease) throws SQLException {
+  /**
+   * One registration attempt under {@code lock_timeout}; with {@code endBlockersAfter}, stale
+   * blockers of the fence row are ended while it waits.
+   */
+  private void registerOnce(Lease lease, long lockTimeoutMillis, Duration endBlockersAfter)
+      throws SQLException {
     try (Connection connection = dataSource.getConnection()) {
       boolean autoCommit = connection.getAutoCommit();
       connection.setAutoCommit(false);
       try {
-        try (PreparedStatement timeout =
-            connection.prepareStatement("SELECT set_config('lock_timeout', ?, true)")) {
-          timeout.setString(1, options.registrationLockTimeout().toMillis() + "ms");
-          timeout.execute();
+        int pid;
+        try (PreparedStatement settings = connection.prepareStatement(ATTEMPT_SETTINGS)) {
+          settings.setString(1, lockTimeoutMillis + "ms");
+          settings.setString(2, millisRoundedUp(nanos(lease.leaseTime())) + "ms");
+          try (ResultSet row = settings.executeQuery()) {
+            row.next();
+            pid = row.getInt(1);
+          }
         }
         boolean registered;
         try (PreparedStatement register = connection.prepareStatement(sql.register())) {
           register.setString(1, lease.resource());
           register.setLong(2, lease.token().value());
           register.setString(3, lease.leaseId());
+          StaleBlockerWatch watch =
+              endBlockersAfter == null
+                  ? null
+                  : StaleBlockerWatch.start(
+                      dataSource, options.schema(), lease, pid, register, endBlockersAfter);
           try (ResultSet row = register.executeQuery()) {
             registered = row.next();
+          } catch (SQLException e) {
+            SQLException watchFailure = watch == null ? null : watch.stop();
+            if (watchFailure != null) {
+              watchFailure.addSuppressed(e);
+              throw watchFailure;
+            }
+            throw e;
+          } finally {
+            if (watch != null) {
+              watch.stop();
+            }
           }
         }
         if (!registered) {
@@ -148,6 +221,20 @@ public final class ResourceFence {
         restoreAutoCommit(connection, autoCommit);
       }
     }
+  }
+
+  /** Saturates instead of overflowing: a bound beyond ~146 years is as good as none. */
+  private static long nanos(Duration duration) {
+    return duration.compareTo(MAX_BOUND) > 0 ? MAX_BOUND.toNanos() : duration.toNanos();
+  }
+
+  /**
+   * PostgreSQL takes timeouts in whole milliseconds, and 0 means "wait forever": never round down
+   * to it.
+   */
+  private static long millisRoundedUp(long nanos) {
+    long millis = (Math.max(nanos, 1) + 999_999) / 1_000_000;
+    return Math.min(millis, Integer.MAX_VALUE);
   }
 
   private static void rollbackQuietly(Connection connection, Exception failure) {
