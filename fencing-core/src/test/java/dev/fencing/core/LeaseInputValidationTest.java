@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.testing.RedisServers;
 import java.time.Duration;
+import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -18,18 +19,23 @@ class LeaseInputValidationTest {
 
   private static final LeaseRequest FIVE_SECONDS = LeaseRequest.forLeaseTime(Duration.ofSeconds(5));
 
+  /** A prefix of this run only: a killed run leaves no lock that the next run would trip over. */
+  private static final String PREFIX =
+      "test-v-" + UUID.randomUUID().toString().substring(0, 8) + ":";
+
   private static RedissonClient redisson;
   private static RedisLeaseManager leases;
 
   @BeforeAll
   static void connect() {
     redisson = RedisServers.connectShared();
-    leases = RedisLeaseManager.create(redisson, LeaseOptions.defaults().withKeyPrefix("test-v:"));
+    leases = RedisLeaseManager.create(redisson, LeaseOptions.defaults().withKeyPrefix(PREFIX));
   }
 
   @AfterAll
   static void disconnect() {
     leases.close();
+    redisson.getKeys().deleteByPattern(PREFIX + "*");
     redisson.shutdown();
   }
 

@@ -42,4 +42,9 @@ class FencedLeaseManagerContractTest extends LeaseManagerContract {
             .getTopic(keyPrefix + "{" + resource + "}:released", StringCodec.INSTANCE)
             .countSubscribers();
   }
+
+  @Override
+  protected void removeKeys(String keyPrefix) {
+    fx.redisson.getKeys().deleteByPattern(keyPrefix + "*");
+  }
 }

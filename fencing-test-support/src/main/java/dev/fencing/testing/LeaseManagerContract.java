@@ -87,10 +87,19 @@ public abstract class LeaseManagerContract {
   }
 
   @AfterEach
-  void closeManagers() {
+  void closeManagersAndRemoveKeys() {
     managers.forEach(LeaseManager::close);
     managers.clear();
+    removeKeys(prefix);
   }
+
+  /**
+   * Removes whatever the backend stored under {@code keyPrefix}, so that no test leaves locks or
+   * counters behind; the default does nothing (a backend that stores nothing outside the JVM).
+   *
+   * @param keyPrefix the key prefix of the test that just ended
+   */
+  protected void removeKeys(String keyPrefix) {}
 
   /** Returns this test's key prefix. */
   protected String prefix() {

@@ -50,4 +50,9 @@ class StandaloneRedisContractTest extends LeaseManagerContract {
             .getTopic(keyPrefix + "{" + resource + "}:released", StringCodec.INSTANCE)
             .countSubscribers();
   }
+
+  @Override
+  protected void removeKeys(String keyPrefix) {
+    second.getKeys().deleteByPattern(keyPrefix + "*");
+  }
 }
