@@ -315,14 +315,12 @@ final class ChaosRun {
       ChaosSchema.create(c, schema, settings.resources);
     }
     if (fenced) {
-      MigrationOptions.Builder options =
-          MigrationOptions.builder()
-              .schema(fenceSchema)
-              .fence(schema + ".resources", schema + ".ledger");
-      if (settings.mode.equals("trigger")) {
-        options
-            .enforce(schema + ".resources", EnforcementMode.STRICT)
-            .enforce(schema + ".ledger", EnforcementMode.STRICT);
+      MigrationOptions.Builder options = MigrationOptions.builder().schema(fenceSchema);
+      for (String table : ChaosSchema.FENCED_TABLES) {
+        options.fence(schema + "." + table);
+        if (settings.mode.equals("trigger")) {
+          options.enforce(schema + "." + table, EnforcementMode.STRICT);
+        }
       }
       PGSimpleDataSource ds = new PGSimpleDataSource();
       ds.setURL(JDBC);

@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -75,6 +77,97 @@ class CheckerTest {
     b.step("b-1"); // reads seq after the stale commit and builds on it: no duplicate, no gap
 
     assertViolations(Map.of("stale-accepted", 1L, "not-registered-holder", 1L));
+  }
+
+  @Test
+  void aStaleItemTheSuccessorNeverTouchesIsStaleAccepted() throws SQLException {
+    register(1, "a");
+    Writer a = writer(1, "a");
+    a.begin();
+    a.writeItem(7, "a-1");
+    register(2, "b");
+    a.commit();
+    Writer b = writer(2, "b");
+    b.begin();
+    b.writeItem(8, "b-1");
+    b.commit();
+
+    assertViolations(Map.of("stale-accepted", 1L, "not-registered-holder", 1L));
+  }
+
+  @Test
+  void aRegistrationThatCommitsWhileTheWriteIsCommittingIsSeenByTheWrite() throws Exception {
+    register(1, "a");
+    Connection registering = connect();
+    registering.setAutoCommit(false);
+    try (PreparedStatement insert =
+        registering.prepareStatement(
+            "INSERT INTO "
+                + schema
+                + ".registrations (resource, token, lease_id) VALUES (?, ?, ?)")) {
+      insert.setString(1, "r0");
+      insert.setLong(2, 2);
+      insert.setString(3, "b");
+      insert.executeUpdate(); // numbered, holds the clock row, not committed
+    }
+    Writer a = writer(1, "a");
+    a.begin();
+    a.append(a.readSeq() + 1, "a-1");
+    long pid = a.pid();
+    CompletableFuture<Void> commit =
+        CompletableFuture.runAsync(
+            () -> {
+              try {
+                a.commit();
+              } catch (SQLException e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    awaitLockWait(pid);
+    registering.commit();
+    commit.get(10, TimeUnit.SECONDS);
+
+    assertViolations(Map.of("stale-accepted", 1L, "not-registered-holder", 1L));
+  }
+
+  @Test
+  void aRowWhoseFenceTokenIsNotItsWritersTokenIsAMismatch() throws SQLException {
+    try (Statement st = admin.createStatement()) {
+      st.execute("ALTER TABLE " + schema + ".items ADD COLUMN fence_token bigint");
+    }
+    register(2, "a");
+    Writer a = writer(2, "a");
+    a.begin();
+    a.writeItem(1, "a-1");
+    a.commit();
+    try (Statement st = admin.createStatement()) {
+      st.execute("UPDATE " + schema + ".items SET fence_token = 2 WHERE item = 1");
+      st.execute(
+          "INSERT INTO "
+              + schema
+              + ".items (resource, item, token, lease_id, attempt, fence_token)"
+              + " VALUES ('r0', 2, 2, 'a', 'a-2', 1)");
+    }
+
+    assertViolations(Map.of("row-token-mismatch", 1L));
+  }
+
+  private void awaitLockWait(long pid) throws SQLException, InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (System.nanoTime() < deadline) {
+      try (PreparedStatement q =
+          admin.prepareStatement(
+              "SELECT 1 FROM pg_stat_activity WHERE pid = ? AND wait_event_type = 'Lock'")) {
+        q.setLong(1, pid);
+        try (ResultSet rs = q.executeQuery()) {
+          if (rs.next()) {
+            return;
+          }
+        }
+      }
+      Thread.sleep(5);
+    }
+    throw new AssertionError("the committing write never waited for the registration's lock");
   }
 
   @Test
@@ -234,6 +327,30 @@ class CheckerTest {
         insert.setString(3, lease);
         insert.setString(4, attempt);
         insert.executeUpdate();
+      }
+    }
+
+    void writeItem(int item, String attempt) throws SQLException {
+      try (PreparedStatement upsert =
+          c.prepareStatement(
+              "INSERT INTO "
+                  + schema
+                  + ".items (resource, item, token, lease_id, attempt) VALUES ('r0', ?, ?, ?, ?)"
+                  + " ON CONFLICT (resource, item) DO UPDATE SET token = EXCLUDED.token,"
+                  + " lease_id = EXCLUDED.lease_id, attempt = EXCLUDED.attempt")) {
+        upsert.setInt(1, item);
+        upsert.setLong(2, token);
+        upsert.setString(3, lease);
+        upsert.setString(4, attempt);
+        upsert.executeUpdate();
+      }
+    }
+
+    long pid() throws SQLException {
+      try (Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery("SELECT pg_backend_pid()")) {
+        rs.next();
+        return rs.getLong(1);
       }
     }
 
