@@ -17,10 +17,12 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -43,23 +45,29 @@ final class ChaosRun {
 
   /** Fault kinds the nemesis injects. */
   enum Fault {
-    PAUSE_WORKER("SIGSTOP of a worker (mostly a lease holder) for 2-4.5 lease times"),
-    KILL_WORKER("kill -9 of a worker (restarted)"),
-    REDIS_RESTART_EMPTY("Redis primary killed and restarted empty"),
-    REDIS_FAILOVER("replica lagging, primary killed, replica promoted (REPLICAOF NO ONE)"),
-    CLIENT_PAUSE("CLIENT PAUSE ALL on the primary for 1-3 lease times"),
-    PG_TERMINATE("pg_terminate_backend of a worker's backends"),
-    PROXY_STALL("Redis proxy forwards nothing for 0.5-2.5 lease times"),
-    PROXY_CUT("every Redis connection cut at the proxy");
+    PAUSE_WORKER(5, "SIGSTOP of a worker (mostly a lease holder) for 2-4.5 lease times"),
+    KILL_WORKER(2, "kill -9 of a worker (restarted)"),
+    REDIS_RESTART_EMPTY(1, "Redis primary killed and restarted empty"),
+    REDIS_FAILOVER(1, "replica lagging, primary killed, replica promoted (REPLICAOF NO ONE)"),
+    CLIENT_PAUSE(1, "CLIENT PAUSE ALL on the primary for 1-3 lease times"),
+    PG_TERMINATE(2, "pg_terminate_backend of a worker's backends"),
+    PROXY_STALL(2, "Redis proxy forwards nothing for 0.5-2.5 lease times"),
+    PROXY_CUT(1, "every Redis connection cut at the proxy");
 
+    final int weight;
     final String description;
 
-    Fault(String description) {
+    Fault(int weight, String description) {
+      this.weight = weight;
       this.description = description;
     }
   }
 
-  /** What to run. {@code mode}: guarded, trigger or off. */
+  /**
+   * What to run. {@code mode}: guarded, trigger or off; {@code faults}: the kinds the nemesis
+   * injects; {@code shapes}: the workers' transaction shapes ({@link Worker.Shape} names,
+   * comma-separated; blank for all).
+   */
   record Settings(
       String mode,
       long seed,
@@ -67,8 +75,24 @@ final class ChaosRun {
       int workers,
       int resources,
       long leaseMs,
-      boolean faults,
-      Path dir) {}
+      Set<Fault> faults,
+      String shapes,
+      Path dir) {
+
+    Settings {
+      faults = faults.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(faults));
+    }
+
+    /** Every fault kind, all shapes. */
+    static Settings of(String mode, long seed, Duration duration, int resources, Path dir) {
+      return new Settings(
+          mode, seed, duration, 4, resources, 1000, EnumSet.allOf(Fault.class), "", dir);
+    }
+
+    Settings withFaults(Set<Fault> kinds) {
+      return new Settings(mode, seed, duration, workers, resources, leaseMs, kinds, shapes, dir);
+    }
+  }
 
   /** The figures of one run. */
   record Result(
@@ -83,6 +107,17 @@ final class ChaosRun {
 
     long event(String name) {
       return events.getOrDefault(name, 0L);
+    }
+
+    /** The configured fault kinds that were never injected. */
+    Set<Fault> faultsNotFired() {
+      Set<Fault> missing = EnumSet.noneOf(Fault.class);
+      for (Fault f : settings.faults) {
+        if (faults.getOrDefault(f, 0) == 0) {
+          missing.add(f);
+        }
+      }
+      return missing;
     }
 
     String summary() {
@@ -110,7 +145,9 @@ final class ChaosRun {
   }
 
   private final Settings settings;
+  private final Random order;
   private final Random random;
+  private final List<Fault> deck = new ArrayList<>();
   private final String suffix;
   private final String schema;
   private final String fenceSchema;
@@ -125,7 +162,8 @@ final class ChaosRun {
 
   private ChaosRun(Settings settings) {
     this.settings = settings;
-    this.random = new Random(settings.seed);
+    this.order = new Random(settings.seed);
+    this.random = new Random(settings.seed ^ 0x5DEECE66DL);
     this.suffix = Long.toHexString(new Random().nextLong() & 0xffffffffffL);
     this.schema = "it_" + suffix;
     this.fenceSchema = "itf_" + suffix;
@@ -166,7 +204,7 @@ final class ChaosRun {
     sleep(1500); // let the workers start before the first fault
     while (System.nanoTime() - deadline < 0) {
       restartDeadWorkers();
-      if (settings.faults) {
+      if (!settings.faults.isEmpty()) {
         Fault fault = pick();
         try {
           inject(fault);
@@ -175,7 +213,7 @@ final class ChaosRun {
           System.err.println("[chaos] fault " + fault + " failed: " + e);
         }
       }
-      sleep(200 + random.nextInt(900));
+      sleep(200 + order.nextInt(900));
     }
     stopping = true;
     stopWorkers();
@@ -190,11 +228,19 @@ final class ChaosRun {
       }
     }
     Map<String, Long> events = new ConcurrentHashMap<>();
+    List<String> refused = new ArrayList<>();
+    List<String> dropped = new ArrayList<>();
     long recoveries = 0;
     for (WorkerProc w : workers) {
       for (String line : Files.readAllLines(w.events, StandardCharsets.UTF_8)) {
         int space = line.indexOf(' ');
-        events.merge(space < 0 ? line : line.substring(0, space), 1L, Long::sum);
+        String kind = space < 0 ? line : line.substring(0, space);
+        events.merge(kind, 1L, Long::sum);
+        if (kind.equals("REFUSED")) {
+          refused.add("worker " + w.id + ": " + line);
+        } else if (kind.equals("DROPPED")) {
+          dropped.add("worker " + w.id + ": " + line);
+        }
       }
       for (String line : Files.readAllLines(w.output, StandardCharsets.UTF_8)) {
         if (line.contains("Redis lost its counter")) {
@@ -202,6 +248,7 @@ final class ChaosRun {
         }
       }
     }
+    check = check.plus("refused-current-holder", refused).plus("dropped-write", dropped);
     return new Result(
         settings,
         Map.copyOf(faultCounts),
@@ -213,24 +260,21 @@ final class ChaosRun {
         Duration.ofNanos(System.nanoTime() - started));
   }
 
+  /**
+   * Faults come from a shuffled deck holding each configured kind in proportion to its weight, so
+   * every kind fires in each deck's length of run time (about 10 s) and the order depends on the
+   * seed alone.
+   */
   private Fault pick() {
-    int r = random.nextInt(100);
-    if (r < 34) {
-      return Fault.PAUSE_WORKER;
-    } else if (r < 44) {
-      return Fault.KILL_WORKER;
-    } else if (r < 52) {
-      return Fault.REDIS_RESTART_EMPTY;
-    } else if (r < 60) {
-      return Fault.REDIS_FAILOVER;
-    } else if (r < 69) {
-      return Fault.CLIENT_PAUSE;
-    } else if (r < 82) {
-      return Fault.PG_TERMINATE;
-    } else if (r < 94) {
-      return Fault.PROXY_STALL;
+    if (deck.isEmpty()) {
+      for (Fault f : settings.faults) {
+        for (int i = 0; i < f.weight; i++) {
+          deck.add(f);
+        }
+      }
+      java.util.Collections.shuffle(deck, order);
     }
-    return Fault.PROXY_CUT;
+    return deck.remove(deck.size() - 1);
   }
 
   private void inject(Fault fault) throws Exception {
@@ -406,6 +450,7 @@ final class ChaosRun {
     final Path events;
     final Path output;
     private volatile Process process;
+    private int starts;
 
     WorkerProc(int id) {
       this.id = id;
@@ -462,7 +507,8 @@ final class ChaosRun {
               "prefix=it-" + suffix + ":",
               "leaseMs=" + settings.leaseMs,
               "resources=" + settings.resources,
-              "seed=" + (settings.seed + 7919L * (id + 1) + System.nanoTime() % 1000),
+              "seed=" + (settings.seed * 1_000_003L + 7919L * (id + 1) + 104_729L * starts++),
+              "shapes=" + settings.shapes,
               "events=" + events,
               "appName=" + appName()));
       try {
