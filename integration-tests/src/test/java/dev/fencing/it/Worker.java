@@ -65,6 +65,7 @@ public final class Worker {
   private final OutputStream events;
   private final int resources;
   private final int stepJitterMs;
+  private final int txPauseMs;
   private final double crashProbability;
   private long attempts;
 
@@ -86,14 +87,15 @@ public final class Worker {
     this.random = new Random(Long.parseLong(args.get("seed")));
     this.events = new FileOutputStream(args.get("events"), true);
     this.resources = Integer.parseInt(args.get("resources"));
-    this.stepJitterMs = Integer.parseInt(args.getOrDefault("jitterMs", "40"));
+    this.stepJitterMs = Integer.parseInt(args.getOrDefault("jitterMs", "60"));
+    this.txPauseMs = Integer.parseInt(args.getOrDefault("txPauseMs", "30"));
     this.crashProbability = Double.parseDouble(args.getOrDefault("crash", "0.02"));
   }
 
   /**
    * Entry point; arguments are {@code key=value}: id, mode, redis, jdbc, schema, fenceSchema,
-   * prefix, leaseMs, resources, seed, events, jitterMs, crash, appName, shapes (comma-separated
-   * {@link Shape} names; all if absent).
+   * prefix, leaseMs, resources, seed, events, jitterMs, txPauseMs, crash, appName, shapes
+   * (comma-separated {@link Shape} names; all if absent).
    */
   public static void main(String[] argv) throws Exception {
     Map<String, String> args = new HashMap<>();
@@ -434,7 +436,7 @@ public final class Worker {
             long seq = readSeq(c, lease);
             appendLedger(c, guarded, lease, attempt, seq + 1);
             itemBatch(c, guarded, lease, attempt);
-            sleep(random.nextInt(stepJitterMs + 1)); // racing a registration, lock held
+            sleep(random.nextInt(txPauseMs + 1)); // racing a registration, lock held
             storeSeq(c, guarded, lease, seq + 1);
           }
           case CONTINUE -> {
@@ -461,7 +463,7 @@ public final class Worker {
           }
         }
         if (random.nextInt(4) == 0) {
-          sleep(random.nextInt(stepJitterMs + 1)); // a pause inside the open transaction
+          sleep(random.nextInt(txPauseMs + 1)); // a pause inside the open transaction
         }
         c.commit();
         return rejected;
