@@ -89,6 +89,10 @@ final class ChaosRun {
           mode, seed, duration, 4, resources, 1000, EnumSet.allOf(Fault.class), "", dir);
     }
 
+    Settings withShapes(String only) {
+      return new Settings(mode, seed, duration, workers, resources, leaseMs, faults, only, dir);
+    }
+
     Settings withFaults(Set<Fault> kinds) {
       return new Settings(mode, seed, duration, workers, resources, leaseMs, kinds, shapes, dir);
     }
@@ -281,12 +285,16 @@ final class ChaosRun {
     long lease = settings.leaseMs;
     switch (fault) {
       case PAUSE_WORKER -> {
-        // Mostly a worker that holds a lease right now: a pause of a waiting worker bites nothing.
+        // Mostly a worker that holds a lease right now, preferably between two steps (its lease
+        // check done, its write not yet sent): a pause of a waiting worker bites nothing.
         List<WorkerProc> holders = workers.stream().filter(WorkerProc::holding).toList();
+        List<WorkerProc> between = workers.stream().filter(WorkerProc::betweenSteps).toList();
         WorkerProc w =
-            !holders.isEmpty() && random.nextInt(5) > 0
-                ? holders.get(random.nextInt(holders.size()))
-                : workers.get(random.nextInt(workers.size()));
+            random.nextInt(5) == 0 || holders.isEmpty()
+                ? workers.get(random.nextInt(workers.size()))
+                : !between.isEmpty() && random.nextBoolean()
+                    ? between.get(random.nextInt(between.size()))
+                    : holders.get(random.nextInt(holders.size()));
         if (paused.putIfAbsent(w.id, true) != null || !w.alive()) {
           paused.remove(w.id, true);
           return;
@@ -460,6 +468,17 @@ final class ChaosRun {
 
     /** Whether its last event says it is inside a job (holding, or believing it holds, a lease). */
     boolean holding() {
+      String last = lastEvent();
+      return last.startsWith("ACQUIRED") || last.startsWith("ATTEMPT") || last.startsWith("ACCEPT");
+    }
+
+    /** Whether its last event says it is between two steps of a job. */
+    boolean betweenSteps() {
+      String last = lastEvent();
+      return last.startsWith("ACQUIRED") || last.startsWith("ACCEPT");
+    }
+
+    private String lastEvent() {
       try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(events.toFile(), "r")) {
         long length = f.length();
         int n = (int) Math.min(length, 300);
@@ -467,12 +486,9 @@ final class ChaosRun {
         f.seek(length - n);
         f.readFully(tail);
         String text = new String(tail, StandardCharsets.UTF_8).strip();
-        String last = text.substring(text.lastIndexOf('\n') + 1);
-        return last.startsWith("ACQUIRED")
-            || last.startsWith("ATTEMPT")
-            || last.startsWith("ACCEPT");
+        return text.substring(text.lastIndexOf('\n') + 1);
       } catch (IOException e) {
-        return false;
+        return "";
       }
     }
 
@@ -507,7 +523,8 @@ final class ChaosRun {
               "prefix=it-" + suffix + ":",
               "leaseMs=" + settings.leaseMs,
               "resources=" + settings.resources,
-              "seed=" + (settings.seed * 1_000_003L + 7919L * (id + 1) + 104_729L * starts++),
+              "seed=" + (settings.seed * 1_000_003L + 7919L * (id + 1) + 104_729L * starts),
+              "start=" + starts++,
               "shapes=" + settings.shapes,
               "events=" + events,
               "appName=" + appName()));

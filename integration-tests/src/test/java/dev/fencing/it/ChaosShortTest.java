@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
  * fencing-off controls (pauses alone; every fault), which must find the violations they are built
  * to cause. Each test stands alone (any order, any subset). Durations: {@code
  * -Dchaos.short.seconds}, {@code -Dchaos.short.control.seconds}; {@code -Dchaos.seed=N} sets the
- * seed of whichever runs are selected. A failure prints the command that replays its run.
+ * seed of whichever runs are selected; {@code -Dchaos.shapes=batch,continue} restricts the workers'
+ * transaction shapes. A failure prints the command that replays its run.
  */
 class ChaosShortTest {
 
@@ -34,11 +35,12 @@ class ChaosShortTest {
 
   private static ChaosRun.Settings settings(String mode, long seed, long seconds) {
     return ChaosRun.Settings.of(
-        mode,
-        seed,
-        Duration.ofSeconds(seconds),
-        2,
-        Path.of("target", "chaos", mode + "-" + seed + "-" + System.currentTimeMillis()));
+            mode,
+            seed,
+            Duration.ofSeconds(seconds),
+            2,
+            Path.of("target", "chaos", mode + "-" + seed + "-" + System.currentTimeMillis()))
+        .withShapes(System.getProperty("chaos.shapes", "").trim());
   }
 
   private static ChaosRun.Result run(String name, ChaosRun.Settings settings) throws Exception {
@@ -67,11 +69,12 @@ class ChaosShortTest {
     return String.format(
         Locale.ROOT,
         "replay: mvn -B -pl integration-tests -am verify -Dtest='ChaosShortTest#%s'"
-            + " -Dsurefire.failIfNoSpecifiedTests=false -Dchaos.seed=%d -D%s=%d",
+            + " -Dsurefire.failIfNoSpecifiedTests=false -Dchaos.seed=%d -D%s=%d%s",
         method,
         r.settings().seed(),
         secondsProperty,
-        r.settings().duration().toSeconds());
+        r.settings().duration().toSeconds(),
+        r.settings().shapes().isBlank() ? "" : " -Dchaos.shapes=" + r.settings().shapes());
   }
 
   private static void assertFencedRun(String method, ChaosRun.Result r) {
@@ -94,7 +97,7 @@ class ChaosShortTest {
   @Test
   void guardedStatementsCommitNoStaleWrite() throws Exception {
     ChaosRun.Result r =
-        run("guarded", settings("guarded", seed(FIXED_SEED), seconds("chaos.short.seconds", 40)));
+        run("guarded", settings("guarded", seed(FIXED_SEED), seconds("chaos.short.seconds", 35)));
     assertFencedRun("guardedStatementsCommitNoStaleWrite", r);
   }
 
@@ -106,7 +109,7 @@ class ChaosShortTest {
             settings(
                 "trigger",
                 seed(new Random().nextInt(1_000_000)),
-                seconds("chaos.short.seconds", 40)));
+                seconds("chaos.short.seconds", 35)));
     assertFencedRun("theTriggerCommitsNoStaleWrite", r);
   }
 

@@ -56,11 +56,13 @@ public final class Worker {
 
   private final Map<String, String> args;
   private final int id;
+  private final int start;
   private final String mode;
   private final String schema;
   private final String fenceSchema;
   private final java.util.Set<Shape> shapes;
   private HikariDataSource pool;
+  private StaleTokenException caught;
   private final Random random;
   private final OutputStream events;
   private final int resources;
@@ -72,6 +74,7 @@ public final class Worker {
   private Worker(Map<String, String> args) throws IOException {
     this.args = args;
     this.id = Integer.parseInt(args.get("id"));
+    this.start = Integer.parseInt(args.getOrDefault("start", "0"));
     this.mode = args.get("mode");
     this.schema = args.get("schema");
     this.fenceSchema = args.get("fenceSchema");
@@ -94,8 +97,9 @@ public final class Worker {
 
   /**
    * Entry point; arguments are {@code key=value}: id, mode, redis, jdbc, schema, fenceSchema,
-   * prefix, leaseMs, resources, seed, events, jitterMs, txPauseMs, crash, appName, shapes
-   * (comma-separated {@link Shape} names; all if absent).
+   * prefix, leaseMs, resources, seed, start (how many times this worker was started before),
+   * events, jitterMs, txPauseMs, crash, appName, shapes (comma-separated {@link Shape} names; all
+   * if absent).
    */
   public static void main(String[] argv) throws Exception {
     Map<String, String> args = new HashMap<>();
@@ -273,7 +277,7 @@ public final class Worker {
       }
       // The process passed its check; a pause from here on makes it a stale writer.
       sleep(random.nextInt(stepJitterMs + 1));
-      String attempt = id + "-" + (++attempts);
+      String attempt = id + "." + start + "-" + (++attempts);
       log("ATTEMPT " + resource + " " + token + " " + attempt);
       try {
         int rejected;
@@ -286,6 +290,7 @@ public final class Worker {
           log("ACCEPT " + resource + " " + token + " " + attempt);
         } else {
           log("REJECT " + resource + " " + token + " " + attempt + " continued after " + rejected);
+          checkRefusal(pool, lease, attempt, caught);
           stopped = true;
         }
       } catch (StaleTokenException e) {
@@ -319,7 +324,7 @@ public final class Worker {
    * it is accepted, the checker sees a write with token 0 by a lease nobody registered.
    */
   private void unscopedWrite(FencedDataSource db, String resource) {
-    String attempt = id + "-unscoped-" + (++attempts);
+    String attempt = id + "." + start + "-unscoped-" + (++attempts);
     try (Connection c = db.getConnection();
         PreparedStatement upsert = c.prepareStatement(PLAIN_ITEM_UPSERT.formatted(schema))) {
       upsert.setString(1, resource);
@@ -444,6 +449,7 @@ public final class Worker {
               itemBatch(c, guarded, lease, attempt);
             } catch (StaleTokenException e) {
               rejected++;
+              caught = e;
             }
             for (int i = 0; i < 2; i++) {
               try (PreparedStatement item = itemUpsert(c, guarded)) {
@@ -451,6 +457,7 @@ public final class Worker {
                 item.executeUpdate();
               } catch (StaleTokenException e) {
                 rejected++;
+                caught = e;
               }
             }
             try {
@@ -459,6 +466,7 @@ public final class Worker {
               storeSeq(c, guarded, lease, seq + 1);
             } catch (StaleTokenException e) {
               rejected++;
+              caught = e;
             }
           }
         }
