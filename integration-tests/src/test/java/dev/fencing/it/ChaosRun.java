@@ -45,7 +45,7 @@ final class ChaosRun {
 
   /** Fault kinds the nemesis injects. */
   enum Fault {
-    PAUSE_WORKER(5, "SIGSTOP of a worker (mostly a lease holder) for 2-4.5 lease times"),
+    PAUSE_WORKER(8, "SIGSTOP of a worker (mostly a lease holder) for 2-4.5 lease times"),
     KILL_WORKER(2, "kill -9 of a worker (restarted)"),
     REDIS_RESTART_EMPTY(1, "Redis primary killed and restarted empty"),
     REDIS_FAILOVER(1, "replica lagging, primary killed, replica promoted (REPLICAOF NO ONE)"),
@@ -211,10 +211,14 @@ final class ChaosRun {
       if (!settings.faults.isEmpty()) {
         Fault fault = pick();
         try {
-          inject(fault);
-          faultCounts.merge(fault, 1, Integer::sum);
+          String done = inject(fault);
+          if (done != null) {
+            faultCounts.merge(fault, 1, Integer::sum);
+          }
+          nemesisLog(fault + " " + (done == null ? "skipped" : done));
         } catch (RuntimeException e) {
           System.err.println("[chaos] fault " + fault + " failed: " + e);
+          nemesisLog(fault + " failed " + e);
         }
       }
       sleep(200 + order.nextInt(900));
@@ -281,9 +285,10 @@ final class ChaosRun {
     return deck.remove(deck.size() - 1);
   }
 
-  private void inject(Fault fault) throws Exception {
+  /** Injects the fault; returns what was done, or null if it was skipped. */
+  private String inject(Fault fault) throws Exception {
     long lease = settings.leaseMs;
-    switch (fault) {
+    return switch (fault) {
       case PAUSE_WORKER -> {
         // Mostly a worker that holds a lease right now, preferably between two steps (its lease
         // check done, its write not yet sent): a pause of a waiting worker bites nothing.
@@ -292,13 +297,14 @@ final class ChaosRun {
         WorkerProc w =
             random.nextInt(5) == 0 || holders.isEmpty()
                 ? workers.get(random.nextInt(workers.size()))
-                : !between.isEmpty() && random.nextBoolean()
+                : !between.isEmpty() && random.nextInt(4) > 0
                     ? between.get(random.nextInt(between.size()))
                     : holders.get(random.nextInt(holders.size()));
         if (paused.putIfAbsent(w.id, true) != null || !w.alive()) {
           paused.remove(w.id, true);
-          return;
+          yield null;
         }
+        String last = w.lastEvent();
         w.signal("STOP");
         long pause = (long) (lease * (2 + random.nextDouble() * 2.5));
         timers.schedule(
@@ -308,24 +314,30 @@ final class ChaosRun {
             },
             pause,
             TimeUnit.MILLISECONDS);
+        yield "worker " + w.id + " for " + pause + " ms, its last event: " + last;
       }
       case KILL_WORKER -> {
         WorkerProc w = workers.get(random.nextInt(workers.size()));
-        if (!paused.containsKey(w.id)) {
-          w.kill();
+        if (paused.containsKey(w.id)) {
+          yield null;
         }
+        w.kill();
+        yield "worker " + w.id;
       }
       case REDIS_RESTART_EMPTY -> {
         primary.restartEmpty(0);
         proxy.cutAll();
+        yield "primary on port " + primary.port();
       }
-      case REDIS_FAILOVER -> failOver();
-      case CLIENT_PAUSE ->
-          primary.cli(
-              "CLIENT",
-              "PAUSE",
-              Long.toString((long) (lease * (1 + random.nextDouble() * 2))),
-              "ALL");
+      case REDIS_FAILOVER -> {
+        failOver();
+        yield "new primary on port " + primary.port();
+      }
+      case CLIENT_PAUSE -> {
+        long ms = (long) (lease * (1 + random.nextDouble() * 2));
+        primary.cli("CLIENT", "PAUSE", Long.toString(ms), "ALL");
+        yield ms + " ms";
+      }
       case PG_TERMINATE -> {
         WorkerProc w = workers.get(random.nextInt(workers.size()));
         try (Connection c = DriverManager.getConnection(JDBC);
@@ -336,9 +348,31 @@ final class ChaosRun {
           s.setString(1, w.appName());
           s.execute();
         }
+        yield "worker " + w.id;
       }
-      case PROXY_STALL -> proxy.stall((long) (lease * (0.5 + random.nextDouble() * 2)));
-      case PROXY_CUT -> proxy.cutAll();
+      case PROXY_STALL -> {
+        long ms = (long) (lease * (0.5 + random.nextDouble() * 2));
+        proxy.stall(ms);
+        yield ms + " ms";
+      }
+      case PROXY_CUT -> {
+        proxy.cutAll();
+        yield "all connections";
+      }
+    };
+  }
+
+  /** Appends a line to the run's {@code nemesis.log} (what was injected, when). */
+  private void nemesisLog(String line) {
+    try {
+      Files.writeString(
+          settings.dir.resolve("nemesis.log"),
+          System.currentTimeMillis() + " " + line + "\n",
+          StandardCharsets.UTF_8,
+          java.nio.file.StandardOpenOption.CREATE,
+          java.nio.file.StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      System.err.println("[chaos] nemesis log: " + e);
     }
   }
 
