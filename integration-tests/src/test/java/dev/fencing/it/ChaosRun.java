@@ -204,8 +204,9 @@ final class ChaosRun {
       workers.add(w);
       w.start();
     }
+    awaitWorkersStarted();
+    // The duration counts from here: faults on JVMs still starting would bite nothing.
     long deadline = System.nanoTime() + settings.duration.toNanos();
-    sleep(1500); // let the workers start before the first fault
     while (System.nanoTime() - deadline < 0) {
       restartDeadWorkers();
       if (!settings.faults.isEmpty()) {
@@ -429,6 +430,19 @@ final class ChaosRun {
                 + ".log_registration()");
       }
     }
+  }
+
+  /** Waits (at most 60 s) until every worker has written its first event. */
+  private void awaitWorkersStarted() {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (workers.stream().anyMatch(w -> w.lastEvent().isEmpty())) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException(
+            "workers did not start within 60 s; see their logs under " + settings.dir);
+      }
+      sleep(50);
+    }
+    nemesisLog("workers started");
   }
 
   private void restartDeadWorkers() {

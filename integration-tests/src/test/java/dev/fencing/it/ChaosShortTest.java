@@ -97,7 +97,7 @@ class ChaosShortTest {
   @Test
   void guardedStatementsCommitNoStaleWrite() throws Exception {
     ChaosRun.Result r =
-        run("guarded", settings("guarded", seed(FIXED_SEED), seconds("chaos.short.seconds", 35)));
+        run("guarded", settings("guarded", seed(FIXED_SEED), seconds("chaos.short.seconds", 30)));
     assertFencedRun("guardedStatementsCommitNoStaleWrite", r);
   }
 
@@ -109,7 +109,7 @@ class ChaosShortTest {
             settings(
                 "trigger",
                 seed(new Random().nextInt(1_000_000)),
-                seconds("chaos.short.seconds", 35)));
+                seconds("chaos.short.seconds", 30)));
     assertFencedRun("theTriggerCommitsNoStaleWrite", r);
   }
 
@@ -118,7 +118,7 @@ class ChaosShortTest {
     ChaosRun.Result r =
         run(
             "off-pauses",
-            settings("off", seed(FIXED_SEED), seconds("chaos.short.pauses.seconds", 15))
+            settings("off", seed(FIXED_SEED), seconds("chaos.short.pauses.seconds", 12))
                 .withFaults(EnumSet.of(ChaosRun.Fault.PAUSE_WORKER)));
     String replay =
         replay("withFencingOffPausesAloneLetStaleWritesCommit", r, "chaos.short.pauses.seconds");
@@ -137,7 +137,7 @@ class ChaosShortTest {
     ChaosRun.Result r =
         run(
             "off-all",
-            settings("off", seed(FIXED_SEED), seconds("chaos.short.control.seconds", 30)));
+            settings("off", seed(FIXED_SEED), seconds("chaos.short.control.seconds", 25)));
     String replay =
         replay("withFencingOffEveryFaultShowsInTheHistory", r, "chaos.short.control.seconds");
     assertThat(r.faultsNotFired()).as("fault kinds that never fired (%s)", replay).isEmpty();
