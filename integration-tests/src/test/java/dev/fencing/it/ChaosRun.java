@@ -291,16 +291,10 @@ final class ChaosRun {
     long lease = settings.leaseMs;
     return switch (fault) {
       case PAUSE_WORKER -> {
-        // Mostly a worker that holds a lease right now, preferably between two steps (its lease
-        // check done, its write not yet sent): a pause of a waiting worker bites nothing.
-        List<WorkerProc> holders = workers.stream().filter(WorkerProc::holding).toList();
-        List<WorkerProc> between = workers.stream().filter(WorkerProc::betweenSteps).toList();
-        WorkerProc w =
-            random.nextInt(5) == 0 || holders.isEmpty()
-                ? workers.get(random.nextInt(workers.size()))
-                : !between.isEmpty() && random.nextInt(4) > 0
-                    ? between.get(random.nextInt(between.size()))
-                    : holders.get(random.nextInt(holders.size()));
+        // Mostly a worker that holds a lease and is between two steps (its lease check done, its
+        // write not yet sent): that pause makes a stale writer; a pause of a waiting worker bites
+        // nothing.
+        WorkerProc w = pauseTarget();
         if (paused.putIfAbsent(w.id, true) != null || !w.alive()) {
           paused.remove(w.id, true);
           yield null;
@@ -430,6 +424,36 @@ final class ChaosRun {
                 + ".log_registration()");
       }
     }
+  }
+
+  private WorkerProc pauseTarget() {
+    if (random.nextInt(5) == 0) {
+      return workers.get(random.nextInt(workers.size()));
+    }
+    WorkerProc between = awaitBetweenSteps(300);
+    if (between != null) {
+      return between;
+    }
+    List<WorkerProc> holders = workers.stream().filter(WorkerProc::holding).toList();
+    return holders.isEmpty()
+        ? workers.get(random.nextInt(workers.size()))
+        : holders.get(random.nextInt(holders.size()));
+  }
+
+  /** A running, unpaused worker between two steps of a job, polled for up to {@code ms}. */
+  private WorkerProc awaitBetweenSteps(long ms) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+    do {
+      List<WorkerProc> between =
+          workers.stream()
+              .filter(w -> !paused.containsKey(w.id) && w.alive() && w.betweenSteps())
+              .toList();
+      if (!between.isEmpty()) {
+        return between.get(random.nextInt(between.size()));
+      }
+      sleep(10);
+    } while (System.nanoTime() - deadline < 0);
+    return null;
   }
 
   /** Waits (at most 60 s) until every worker has written its first event. */
