@@ -5,10 +5,12 @@ import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.migrations.MigrationOptions;
 import java.io.File;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -16,6 +18,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.List;
@@ -281,7 +284,7 @@ final class ChaosRun {
           deck.add(f);
         }
       }
-      java.util.Collections.shuffle(deck, order);
+      Collections.shuffle(deck, order);
     }
     return deck.remove(deck.size() - 1);
   }
@@ -364,8 +367,8 @@ final class ChaosRun {
           settings.dir.resolve("nemesis.log"),
           System.currentTimeMillis() + " " + line + "\n",
           StandardCharsets.UTF_8,
-          java.nio.file.StandardOpenOption.CREATE,
-          java.nio.file.StandardOpenOption.APPEND);
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
     } catch (IOException e) {
       System.err.println("[chaos] nemesis log: " + e);
     }
@@ -551,7 +554,7 @@ final class ChaosRun {
     }
 
     private String lastEvent() {
-      try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(events.toFile(), "r")) {
+      try (RandomAccessFile f = new RandomAccessFile(events.toFile(), "r")) {
         long length = f.length();
         int n = (int) Math.min(length, 300);
         byte[] tail = new byte[n];

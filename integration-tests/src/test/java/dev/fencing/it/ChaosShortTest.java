@@ -118,7 +118,7 @@ class ChaosShortTest {
     ChaosRun.Result r =
         run(
             "off-pauses",
-            settings("off", seed(FIXED_SEED), seconds("chaos.short.pauses.seconds", 12))
+            settings("off", seed(FIXED_SEED), seconds("chaos.short.pauses.seconds", 8))
                 .withFaults(EnumSet.of(ChaosRun.Fault.PAUSE_WORKER)));
     String replay =
         replay("withFencingOffPausesAloneLetStaleWritesCommit", r, "chaos.short.pauses.seconds");
@@ -137,7 +137,7 @@ class ChaosShortTest {
     ChaosRun.Result r =
         run(
             "off-all",
-            settings("off", seed(FIXED_SEED), seconds("chaos.short.control.seconds", 25)));
+            settings("off", seed(FIXED_SEED), seconds("chaos.short.control.seconds", 20)));
     String replay =
         replay("withFencingOffEveryFaultShowsInTheHistory", r, "chaos.short.control.seconds");
     assertThat(r.faultsNotFired()).as("fault kinds that never fired (%s)", replay).isEmpty();

@@ -21,22 +21,30 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * One worker process of the suite. It loops: pick a resource, acquire its lease, then write a
- * sequence of ledger entries, each one transaction that reads the resource's {@code seq}, appends
- * {@code (resource, seq + 1, token, lease id)} to the ledger and stores {@code seq + 1}; then it
- * releases the lease, or sometimes crashes without releasing.
+ * One worker process of the suite. It loops: pick a resource, acquire its lease, pick a {@link
+ * Shape} for the job, then run a sequence of steps, each (mostly) one transaction that reads the
+ * resource's {@code seq}, appends {@code (resource, seq + 1, token, lease id)} to the ledger,
+ * writes some of the resource's {@code items} (and, in the SHARED shape, rows of the table written
+ * under every resource) and stores {@code seq + 1}; then it releases the lease, or sometimes
+ * crashes without releasing. Every row it writes carries its token, lease id and attempt id.
  *
  * <p>Before every step the worker checks its real lease ({@code isHeld()}); the step itself runs
  * with a view of the lease that keeps believing it is held, as a process does that passed its
@@ -45,12 +53,16 @@ import org.redisson.config.Config;
  *
  * <p>Modes: {@code guarded} (GuardedStatements on a FencedDataSource, registration through
  * FencedLeaseManager), {@code trigger} (the same plain SQL as {@code off}, on a FencedDataSource,
- * with the enforcement trigger on both tables), {@code off} (plain RedisLeaseManager and plain SQL:
- * fencing switched off; the worker logs its acquisition as its registration for the checker).
+ * with the enforcement trigger on every table; plus, after some jobs, a write that forgot the
+ * scope), {@code off} (plain RedisLeaseManager and plain SQL: fencing switched off; the worker logs
+ * its acquisition as its registration for the checker).
  *
  * <p>Events go to an append-only file, one line each, so they survive {@code kill -9}: {@code
- * ACQUIRED r t}, {@code ATTEMPT r t a}, {@code ACCEPT r t a}, {@code REJECT r t a}, {@code ERROR r
- * t a msg}, {@code LOST r t}, {@code CRASH}.
+ * ACQUIRED r t lease shape}, {@code ATTEMPT r t a}, {@code ACCEPT r t a}, {@code REJECT r t a},
+ * {@code ERROR r t a msg}, {@code LOST r t}, {@code CRASH}, {@code UNSCOPED r 0 a
+ * accepted|refused}, and two that the run counts as violations: {@code REFUSED} (rejected while the
+ * fence still names this lease) and {@code DROPPED} (an upsert wrote nothing while the fence names
+ * this lease).
  */
 public final class Worker {
 
@@ -60,7 +72,7 @@ public final class Worker {
   private final String mode;
   private final String schema;
   private final String fenceSchema;
-  private final java.util.Set<Shape> shapes;
+  private final Set<Shape> shapes;
   private HikariDataSource pool;
   private StaleTokenException caught;
   private final Random random;
@@ -81,12 +93,10 @@ public final class Worker {
     String only = args.getOrDefault("shapes", "");
     this.shapes =
         only.isBlank()
-            ? java.util.EnumSet.allOf(Shape.class)
-            : java.util.Arrays.stream(only.split(","))
-                .map(x -> Shape.valueOf(x.trim().toUpperCase(java.util.Locale.ROOT)))
-                .collect(
-                    java.util.stream.Collectors.toCollection(
-                        () -> java.util.EnumSet.noneOf(Shape.class)));
+            ? EnumSet.allOf(Shape.class)
+            : Arrays.stream(only.split(","))
+                .map(x -> Shape.valueOf(x.trim().toUpperCase(Locale.ROOT)))
+                .collect(Collectors.toCollection(() -> EnumSet.noneOf(Shape.class)));
     this.random = new Random(Long.parseLong(args.get("seed")));
     this.events = new FileOutputStream(args.get("events"), true);
     this.resources = Integer.parseInt(args.get("resources"));
@@ -567,7 +577,7 @@ public final class Worker {
         batch.addBatch();
       }
       for (int count : batch.executeBatch()) {
-        if (count != 1 && count != java.sql.Statement.SUCCESS_NO_INFO) {
+        if (count != 1 && count != Statement.SUCCESS_NO_INFO) {
           expectOne(count, lease, attempt, "batch item");
         }
       }
