@@ -118,7 +118,7 @@ class ChaosShortTest {
     ChaosRun.Result r =
         run(
             "off-pauses",
-            settings("off", seed(FIXED_SEED), seconds("chaos.short.pauses.seconds", 8))
+            settings("off", seed(FIXED_SEED), seconds("chaos.short.pauses.seconds", 10))
                 .withFaults(EnumSet.of(ChaosRun.Fault.PAUSE_WORKER)));
     String replay =
         replay("withFencingOffPausesAloneLetStaleWritesCommit", r, "chaos.short.pauses.seconds");
