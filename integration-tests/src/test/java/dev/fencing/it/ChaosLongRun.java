@@ -70,15 +70,8 @@ public final class ChaosLongRun {
     System.out.printf(Locale.ROOT, "[chaos] %s run, seed %d, %d s%n", mode, seed, seconds);
     ChaosRun.Result r =
         ChaosRun.run(
-            new ChaosRun.Settings(
-                mode,
-                seed,
-                Duration.ofSeconds(seconds),
-                4,
-                3,
-                1000,
-                true,
-                dir.resolve(mode + "-" + seed)));
+            ChaosRun.Settings.of(
+                mode, seed, Duration.ofSeconds(seconds), 3, dir.resolve(mode + "-" + seed)));
     System.out.println("[chaos] " + r.summary());
     return r;
   }

@@ -26,6 +26,19 @@ class ChaosLongRunTest {
             Path.of("target", "chaos-long"));
     assertThat(violations(outcome.fenced())).as("violations with fencing on").isZero();
     assertThat(violations(outcome.off())).as("violations with fencing off").isPositive();
+    for (ChaosRun.Result r : outcome.fenced()) {
+      String run = r.settings().mode() + " seed " + r.settings().seed();
+      assertThat(r.faultsNotFired()).as("fault kinds that never fired, %s", run).isEmpty();
+      assertThat(r.event("REJECT")).as("stale writes rejected, %s", run).isPositive();
+    }
+    for (ChaosRun.Result r : outcome.off()) {
+      assertThat(r.check().count("not-registered-holder"))
+          .as("writes by a superseded holder, off seed %d", r.settings().seed())
+          .isPositive();
+    }
+    assertThat(outcome.fenced().stream().mapToLong(ChaosRun.Result::counterRecoveries).sum())
+        .as("Redis counter recoveries")
+        .isPositive();
   }
 
   private static long violations(List<ChaosRun.Result> runs) {

@@ -5,10 +5,12 @@ import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.migrations.MigrationOptions;
 import java.io.File;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -16,11 +18,14 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -43,23 +48,29 @@ final class ChaosRun {
 
   /** Fault kinds the nemesis injects. */
   enum Fault {
-    PAUSE_WORKER("SIGSTOP of a worker (mostly a lease holder) for 2-4.5 lease times"),
-    KILL_WORKER("kill -9 of a worker (restarted)"),
-    REDIS_RESTART_EMPTY("Redis primary killed and restarted empty"),
-    REDIS_FAILOVER("replica lagging, primary killed, replica promoted (REPLICAOF NO ONE)"),
-    CLIENT_PAUSE("CLIENT PAUSE ALL on the primary for 1-3 lease times"),
-    PG_TERMINATE("pg_terminate_backend of a worker's backends"),
-    PROXY_STALL("Redis proxy forwards nothing for 0.5-2.5 lease times"),
-    PROXY_CUT("every Redis connection cut at the proxy");
+    PAUSE_WORKER(8, "SIGSTOP of a worker (mostly a lease holder) for 2-4.5 lease times"),
+    KILL_WORKER(2, "kill -9 of a worker (restarted)"),
+    REDIS_RESTART_EMPTY(1, "Redis primary killed and restarted empty"),
+    REDIS_FAILOVER(1, "replica lagging, primary killed, replica promoted (REPLICAOF NO ONE)"),
+    CLIENT_PAUSE(1, "CLIENT PAUSE ALL on the primary for 1-3 lease times"),
+    PG_TERMINATE(2, "pg_terminate_backend of a worker's backends"),
+    PROXY_STALL(2, "Redis proxy forwards nothing for 0.5-2.5 lease times"),
+    PROXY_CUT(1, "every Redis connection cut at the proxy");
 
+    final int weight;
     final String description;
 
-    Fault(String description) {
+    Fault(int weight, String description) {
+      this.weight = weight;
       this.description = description;
     }
   }
 
-  /** What to run. {@code mode}: guarded, trigger or off. */
+  /**
+   * What to run. {@code mode}: guarded, trigger or off; {@code faults}: the kinds the nemesis
+   * injects; {@code shapes}: the workers' transaction shapes ({@link Worker.Shape} names,
+   * comma-separated; blank for all).
+   */
   record Settings(
       String mode,
       long seed,
@@ -67,8 +78,28 @@ final class ChaosRun {
       int workers,
       int resources,
       long leaseMs,
-      boolean faults,
-      Path dir) {}
+      Set<Fault> faults,
+      String shapes,
+      Path dir) {
+
+    Settings {
+      faults = faults.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(faults));
+    }
+
+    /** Every fault kind, all shapes. */
+    static Settings of(String mode, long seed, Duration duration, int resources, Path dir) {
+      return new Settings(
+          mode, seed, duration, 4, resources, 1000, EnumSet.allOf(Fault.class), "", dir);
+    }
+
+    Settings withShapes(String only) {
+      return new Settings(mode, seed, duration, workers, resources, leaseMs, faults, only, dir);
+    }
+
+    Settings withFaults(Set<Fault> kinds) {
+      return new Settings(mode, seed, duration, workers, resources, leaseMs, kinds, shapes, dir);
+    }
+  }
 
   /** The figures of one run. */
   record Result(
@@ -83,6 +114,17 @@ final class ChaosRun {
 
     long event(String name) {
       return events.getOrDefault(name, 0L);
+    }
+
+    /** The configured fault kinds that were never injected. */
+    Set<Fault> faultsNotFired() {
+      Set<Fault> missing = EnumSet.noneOf(Fault.class);
+      for (Fault f : settings.faults) {
+        if (faults.getOrDefault(f, 0) == 0) {
+          missing.add(f);
+        }
+      }
+      return missing;
     }
 
     String summary() {
@@ -110,7 +152,9 @@ final class ChaosRun {
   }
 
   private final Settings settings;
+  private final Random order;
   private final Random random;
+  private final List<Fault> deck = new ArrayList<>();
   private final String suffix;
   private final String schema;
   private final String fenceSchema;
@@ -125,7 +169,8 @@ final class ChaosRun {
 
   private ChaosRun(Settings settings) {
     this.settings = settings;
-    this.random = new Random(settings.seed);
+    this.order = new Random(settings.seed);
+    this.random = new Random(settings.seed ^ 0x5DEECE66DL);
     this.suffix = Long.toHexString(new Random().nextLong() & 0xffffffffffL);
     this.schema = "it_" + suffix;
     this.fenceSchema = "itf_" + suffix;
@@ -162,20 +207,25 @@ final class ChaosRun {
       workers.add(w);
       w.start();
     }
+    awaitWorkersStarted();
+    // The duration counts from here: faults on JVMs still starting would bite nothing.
     long deadline = System.nanoTime() + settings.duration.toNanos();
-    sleep(1500); // let the workers start before the first fault
     while (System.nanoTime() - deadline < 0) {
       restartDeadWorkers();
-      if (settings.faults) {
+      if (!settings.faults.isEmpty()) {
         Fault fault = pick();
         try {
-          inject(fault);
-          faultCounts.merge(fault, 1, Integer::sum);
+          String done = inject(fault);
+          if (done != null) {
+            faultCounts.merge(fault, 1, Integer::sum);
+          }
+          nemesisLog(fault + " " + (done == null ? "skipped" : done));
         } catch (RuntimeException e) {
           System.err.println("[chaos] fault " + fault + " failed: " + e);
+          nemesisLog(fault + " failed " + e);
         }
       }
-      sleep(200 + random.nextInt(900));
+      sleep(200 + order.nextInt(900));
     }
     stopping = true;
     stopWorkers();
@@ -190,11 +240,19 @@ final class ChaosRun {
       }
     }
     Map<String, Long> events = new ConcurrentHashMap<>();
+    List<String> refused = new ArrayList<>();
+    List<String> dropped = new ArrayList<>();
     long recoveries = 0;
     for (WorkerProc w : workers) {
       for (String line : Files.readAllLines(w.events, StandardCharsets.UTF_8)) {
         int space = line.indexOf(' ');
-        events.merge(space < 0 ? line : line.substring(0, space), 1L, Long::sum);
+        String kind = space < 0 ? line : line.substring(0, space);
+        events.merge(kind, 1L, Long::sum);
+        if (kind.equals("REFUSED")) {
+          refused.add("worker " + w.id + ": " + line);
+        } else if (kind.equals("DROPPED")) {
+          dropped.add("worker " + w.id + ": " + line);
+        }
       }
       for (String line : Files.readAllLines(w.output, StandardCharsets.UTF_8)) {
         if (line.contains("Redis lost its counter")) {
@@ -202,6 +260,7 @@ final class ChaosRun {
         }
       }
     }
+    check = check.plus("refused-current-holder", refused).plus("dropped-write", dropped);
     return new Result(
         settings,
         Map.copyOf(faultCounts),
@@ -213,40 +272,37 @@ final class ChaosRun {
         Duration.ofNanos(System.nanoTime() - started));
   }
 
+  /**
+   * Faults come from a shuffled deck holding each configured kind in proportion to its weight, so
+   * every kind fires in each deck's length of run time (about 10 s) and the order depends on the
+   * seed alone.
+   */
   private Fault pick() {
-    int r = random.nextInt(100);
-    if (r < 34) {
-      return Fault.PAUSE_WORKER;
-    } else if (r < 44) {
-      return Fault.KILL_WORKER;
-    } else if (r < 52) {
-      return Fault.REDIS_RESTART_EMPTY;
-    } else if (r < 60) {
-      return Fault.REDIS_FAILOVER;
-    } else if (r < 69) {
-      return Fault.CLIENT_PAUSE;
-    } else if (r < 82) {
-      return Fault.PG_TERMINATE;
-    } else if (r < 94) {
-      return Fault.PROXY_STALL;
+    if (deck.isEmpty()) {
+      for (Fault f : settings.faults) {
+        for (int i = 0; i < f.weight; i++) {
+          deck.add(f);
+        }
+      }
+      Collections.shuffle(deck, order);
     }
-    return Fault.PROXY_CUT;
+    return deck.remove(deck.size() - 1);
   }
 
-  private void inject(Fault fault) throws Exception {
+  /** Injects the fault; returns what was done, or null if it was skipped. */
+  private String inject(Fault fault) throws Exception {
     long lease = settings.leaseMs;
-    switch (fault) {
+    return switch (fault) {
       case PAUSE_WORKER -> {
-        // Mostly a worker that holds a lease right now: a pause of a waiting worker bites nothing.
-        List<WorkerProc> holders = workers.stream().filter(WorkerProc::holding).toList();
-        WorkerProc w =
-            !holders.isEmpty() && random.nextInt(5) > 0
-                ? holders.get(random.nextInt(holders.size()))
-                : workers.get(random.nextInt(workers.size()));
+        // Mostly a worker that holds a lease and is between two steps (its lease check done, its
+        // write not yet sent): that pause makes a stale writer; a pause of a waiting worker bites
+        // nothing.
+        WorkerProc w = pauseTarget();
         if (paused.putIfAbsent(w.id, true) != null || !w.alive()) {
           paused.remove(w.id, true);
-          return;
+          yield null;
         }
+        String last = w.lastEvent();
         w.signal("STOP");
         long pause = (long) (lease * (2 + random.nextDouble() * 2.5));
         timers.schedule(
@@ -256,24 +312,30 @@ final class ChaosRun {
             },
             pause,
             TimeUnit.MILLISECONDS);
+        yield "worker " + w.id + " for " + pause + " ms, its last event: " + last;
       }
       case KILL_WORKER -> {
         WorkerProc w = workers.get(random.nextInt(workers.size()));
-        if (!paused.containsKey(w.id)) {
-          w.kill();
+        if (paused.containsKey(w.id)) {
+          yield null;
         }
+        w.kill();
+        yield "worker " + w.id;
       }
       case REDIS_RESTART_EMPTY -> {
         primary.restartEmpty(0);
         proxy.cutAll();
+        yield "primary on port " + primary.port();
       }
-      case REDIS_FAILOVER -> failOver();
-      case CLIENT_PAUSE ->
-          primary.cli(
-              "CLIENT",
-              "PAUSE",
-              Long.toString((long) (lease * (1 + random.nextDouble() * 2))),
-              "ALL");
+      case REDIS_FAILOVER -> {
+        failOver();
+        yield "new primary on port " + primary.port();
+      }
+      case CLIENT_PAUSE -> {
+        long ms = (long) (lease * (1 + random.nextDouble() * 2));
+        primary.cli("CLIENT", "PAUSE", Long.toString(ms), "ALL");
+        yield ms + " ms";
+      }
       case PG_TERMINATE -> {
         WorkerProc w = workers.get(random.nextInt(workers.size()));
         try (Connection c = DriverManager.getConnection(JDBC);
@@ -284,9 +346,31 @@ final class ChaosRun {
           s.setString(1, w.appName());
           s.execute();
         }
+        yield "worker " + w.id;
       }
-      case PROXY_STALL -> proxy.stall((long) (lease * (0.5 + random.nextDouble() * 2)));
-      case PROXY_CUT -> proxy.cutAll();
+      case PROXY_STALL -> {
+        long ms = (long) (lease * (0.5 + random.nextDouble() * 2));
+        proxy.stall(ms);
+        yield ms + " ms";
+      }
+      case PROXY_CUT -> {
+        proxy.cutAll();
+        yield "all connections";
+      }
+    };
+  }
+
+  /** Appends a line to the run's {@code nemesis.log} (what was injected, when). */
+  private void nemesisLog(String line) {
+    try {
+      Files.writeString(
+          settings.dir.resolve("nemesis.log"),
+          System.currentTimeMillis() + " " + line + "\n",
+          StandardCharsets.UTF_8,
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      System.err.println("[chaos] nemesis log: " + e);
     }
   }
 
@@ -311,55 +395,16 @@ final class ChaosRun {
   private void setUpDatabase() throws SQLException {
     String s = schema;
     boolean fenced = !settings.mode.equals("off");
-    try (Connection c = DriverManager.getConnection(JDBC);
-        Statement st = c.createStatement()) {
-      st.execute("CREATE SCHEMA " + s);
-      st.execute(
-          "CREATE TABLE " + s + ".resources (resource text PRIMARY KEY, seq bigint NOT NULL)");
-      st.execute(
-          "CREATE TABLE "
-              + s
-              + ".ledger (id bigserial PRIMARY KEY, resource text NOT NULL, seq bigint NOT NULL,"
-              + " token bigint NOT NULL, lease_id text NOT NULL, worker int NOT NULL,"
-              + " attempt text NOT NULL, registered_max bigint, registered_lease text,"
-              + " written_at timestamptz)");
-      st.execute(
-          "CREATE TABLE "
-              + s
-              + ".registrations (id bigserial PRIMARY KEY, resource text NOT NULL,"
-              + " token bigint NOT NULL, lease_id text NOT NULL,"
-              + " at timestamptz NOT NULL DEFAULT clock_timestamp())");
-      st.execute(
-          "CREATE FUNCTION "
-              + s
-              + ".ledger_seen() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
-              + " SELECT r.token, r.lease_id INTO NEW.registered_max, NEW.registered_lease FROM "
-              + s
-              + ".registrations r WHERE r.resource = NEW.resource ORDER BY r.id DESC LIMIT 1;"
-              + " NEW.registered_max := (SELECT max(token) FROM "
-              + s
-              + ".registrations r WHERE r.resource = NEW.resource);"
-              + " NEW.written_at := clock_timestamp(); RETURN NEW; END $$");
-      // "zz": after the enforcement trigger (BEFORE triggers fire in name order).
-      st.execute(
-          "CREATE TRIGGER zz_ledger_seen BEFORE INSERT ON "
-              + s
-              + ".ledger FOR EACH ROW EXECUTE FUNCTION "
-              + s
-              + ".ledger_seen()");
-      for (int i = 0; i < settings.resources; i++) {
-        st.execute("INSERT INTO " + s + ".resources VALUES ('r" + i + "', 0)");
-      }
+    try (Connection c = DriverManager.getConnection(JDBC)) {
+      ChaosSchema.create(c, schema, settings.resources);
     }
     if (fenced) {
-      MigrationOptions.Builder options =
-          MigrationOptions.builder()
-              .schema(fenceSchema)
-              .fence(schema + ".resources", schema + ".ledger");
-      if (settings.mode.equals("trigger")) {
-        options
-            .enforce(schema + ".resources", EnforcementMode.STRICT)
-            .enforce(schema + ".ledger", EnforcementMode.STRICT);
+      MigrationOptions.Builder options = MigrationOptions.builder().schema(fenceSchema);
+      for (String table : ChaosSchema.FENCED_TABLES) {
+        options.fence(schema + "." + table);
+        if (settings.mode.equals("trigger")) {
+          options.enforce(schema + "." + table, EnforcementMode.STRICT);
+        }
       }
       PGSimpleDataSource ds = new PGSimpleDataSource();
       ds.setURL(JDBC);
@@ -382,6 +427,49 @@ final class ChaosRun {
                 + ".log_registration()");
       }
     }
+  }
+
+  private WorkerProc pauseTarget() {
+    if (random.nextInt(5) == 0) {
+      return workers.get(random.nextInt(workers.size()));
+    }
+    WorkerProc between = awaitBetweenSteps(300);
+    if (between != null) {
+      return between;
+    }
+    List<WorkerProc> holders = workers.stream().filter(WorkerProc::holding).toList();
+    return holders.isEmpty()
+        ? workers.get(random.nextInt(workers.size()))
+        : holders.get(random.nextInt(holders.size()));
+  }
+
+  /** A running, unpaused worker between two steps of a job, polled for up to {@code ms}. */
+  private WorkerProc awaitBetweenSteps(long ms) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+    do {
+      List<WorkerProc> between =
+          workers.stream()
+              .filter(w -> !paused.containsKey(w.id) && w.alive() && w.betweenSteps())
+              .toList();
+      if (!between.isEmpty()) {
+        return between.get(random.nextInt(between.size()));
+      }
+      sleep(10);
+    } while (System.nanoTime() - deadline < 0);
+    return null;
+  }
+
+  /** Waits (at most 60 s) until every worker has written its first event. */
+  private void awaitWorkersStarted() {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (workers.stream().anyMatch(w -> w.lastEvent().isEmpty())) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException(
+            "workers did not start within 60 s; see their logs under " + settings.dir);
+      }
+      sleep(50);
+    }
+    nemesisLog("workers started");
   }
 
   private void restartDeadWorkers() {
@@ -445,6 +533,7 @@ final class ChaosRun {
     final Path events;
     final Path output;
     private volatile Process process;
+    private int starts;
 
     WorkerProc(int id) {
       this.id = id;
@@ -454,19 +543,27 @@ final class ChaosRun {
 
     /** Whether its last event says it is inside a job (holding, or believing it holds, a lease). */
     boolean holding() {
-      try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(events.toFile(), "r")) {
+      String last = lastEvent();
+      return last.startsWith("ACQUIRED") || last.startsWith("ATTEMPT") || last.startsWith("ACCEPT");
+    }
+
+    /** Whether its last event says it is between two steps of a job. */
+    boolean betweenSteps() {
+      String last = lastEvent();
+      return last.startsWith("ACQUIRED") || last.startsWith("ACCEPT");
+    }
+
+    private String lastEvent() {
+      try (RandomAccessFile f = new RandomAccessFile(events.toFile(), "r")) {
         long length = f.length();
         int n = (int) Math.min(length, 300);
         byte[] tail = new byte[n];
         f.seek(length - n);
         f.readFully(tail);
         String text = new String(tail, StandardCharsets.UTF_8).strip();
-        String last = text.substring(text.lastIndexOf('\n') + 1);
-        return last.startsWith("ACQUIRED")
-            || last.startsWith("ATTEMPT")
-            || last.startsWith("ACCEPT");
+        return text.substring(text.lastIndexOf('\n') + 1);
       } catch (IOException e) {
-        return false;
+        return "";
       }
     }
 
@@ -501,7 +598,9 @@ final class ChaosRun {
               "prefix=it-" + suffix + ":",
               "leaseMs=" + settings.leaseMs,
               "resources=" + settings.resources,
-              "seed=" + (settings.seed + 7919L * (id + 1) + System.nanoTime() % 1000),
+              "seed=" + (settings.seed * 1_000_003L + 7919L * (id + 1) + 104_729L * starts),
+              "start=" + starts++,
+              "shapes=" + settings.shapes,
               "events=" + events,
               "appName=" + appName()));
       try {

@@ -10,28 +10,56 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads the history a run left in the database and checks the promise of the design: per resource,
+ * Reads the history a run left in the database and checks the promise of the design. Every accepted
+ * write (a ledger row, an item, a shared row) is judged against the registrations committed before
+ * <b>its commit</b>, as recorded by {@link ChaosSchema}'s deferred trigger:
  *
  * <ul>
- *   <li><b>token-decrease</b>: in commit order (the ledger's {@code seq}: every step read the last
- *       committed {@code seq} and wrote {@code seq + 1}), tokens of accepted writes never decrease;
- *   <li><b>stale-accepted</b>: no accepted write carries a token lower than the highest token
- *       registered for its resource when the write ran (recorded by a trigger on the ledger from
- *       the registration history, itself recorded by a trigger on the fence table);
- *   <li><b>not-registered-holder</b>: the write's lease is the one registered last (this catches
- *       two holders with the same token, as after a Redis fail-over);
- *   <li><b>duplicate-seq</b> / <b>gap</b>: the ledger is 1..n without duplicate or hole;
- *   <li><b>seq-mismatch</b>: the resource's stored {@code seq} equals the ledger's last entry.
+ *   <li><b>stale-accepted</b>: the write's token is lower than a token registered for its resource
+ *       before the write committed;
+ *   <li><b>not-registered-holder</b>: the write's lease is not the one registered last before the
+ *       write committed (a superseded holder, or two holders with the same token as after a Redis
+ *       fail-over);
+ *   <li><b>token-decrease</b>: in ledger order ({@code seq}: every step read the last committed
+ *       {@code seq} and wrote {@code seq + 1}), a token lower than the previous step's;
+ *   <li><b>duplicate-seq</b> / <b>gap</b>: the ledger is not exactly 1..n;
+ *   <li><b>seq-mismatch</b>: a resource's stored {@code seq} is not its ledger's last entry;
+ *   <li><b>row-token-mismatch</b>: a row's {@code fence_token} (where the table has one) is not the
+ *       token of the write that produced the row.
  * </ul>
  *
  * <p>With fencing off, a worker's acquisition stands in for its registration.
  */
 final class Checker {
 
+  /** Kinds found in the database, in report order. */
+  static final List<String> KINDS =
+      List.of(
+          "stale-accepted",
+          "not-registered-holder",
+          "token-decrease",
+          "duplicate-seq",
+          "gap",
+          "seq-mismatch",
+          "row-token-mismatch");
+
   /** Violations per kind (every kind present, zero or not), with a few examples. */
   record Result(Map<String, Long> violations, List<String> examples, long accepted) {
     long total() {
       return violations.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    long count(String kind) {
+      return violations.getOrDefault(kind, 0L);
+    }
+
+    /** This result with violations found outside the database (from the workers' events). */
+    Result plus(String kind, List<String> found) {
+      Map<String, Long> v = new LinkedHashMap<>(violations);
+      v.merge(kind, (long) found.size(), Long::sum);
+      List<String> e = new ArrayList<>(examples);
+      found.stream().limit(3).forEach(x -> e.add(kind + ": " + x));
+      return new Result(Map.copyOf(v), List.copyOf(e), accepted);
     }
   }
 
@@ -41,6 +69,23 @@ final class Checker {
     Map<String, Long> violations = new LinkedHashMap<>();
     List<String> examples = new ArrayList<>();
     String ledger = schema + ".ledger";
+    String judged = schema + ".judged";
+    count(
+        c,
+        violations,
+        examples,
+        "stale-accepted",
+        "SELECT tbl, resource, item, token, registered_max, attempt FROM "
+            + judged
+            + " WHERE token < registered_max ORDER BY id");
+    count(
+        c,
+        violations,
+        examples,
+        "not-registered-holder",
+        "SELECT tbl, resource, item, token, lease_id, registered_lease, attempt FROM "
+            + judged
+            + " WHERE registered_lease IS DISTINCT FROM lease_id ORDER BY id");
     count(
         c,
         violations,
@@ -50,22 +95,6 @@ final class Checker {
             + " (PARTITION BY resource ORDER BY seq, id) AS prev FROM "
             + ledger
             + ") x WHERE token < prev ORDER BY resource, seq");
-    count(
-        c,
-        violations,
-        examples,
-        "stale-accepted",
-        "SELECT resource, seq, token, registered_max FROM "
-            + ledger
-            + " WHERE token < registered_max ORDER BY resource, seq");
-    count(
-        c,
-        violations,
-        examples,
-        "not-registered-holder",
-        "SELECT resource, seq, token, lease_id, registered_lease FROM "
-            + ledger
-            + " WHERE registered_lease IS DISTINCT FROM lease_id ORDER BY resource, seq");
     count(
         c,
         violations,
@@ -93,6 +122,24 @@ final class Checker {
             + ledger
             + " GROUP BY resource) l ON l.resource = r.resource WHERE r.seq <> coalesce(l.max_seq,"
             + " 0)");
+    List<String> stamped = new ArrayList<>();
+    for (String table : List.of("ledger", "items", "shared")) {
+      if (hasFenceToken(c, schema, table)) {
+        stamped.add(
+            "SELECT '"
+                + table
+                + "' AS tbl, resource, token, fence_token, attempt FROM "
+                + schema
+                + "."
+                + table
+                + " WHERE fence_token IS DISTINCT FROM token");
+      }
+    }
+    if (stamped.isEmpty()) {
+      violations.put("row-token-mismatch", 0L);
+    } else {
+      count(c, violations, examples, "row-token-mismatch", String.join(" UNION ALL ", stamped));
+    }
     long accepted;
     try (Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT count(*) FROM " + ledger)) {
@@ -100,6 +147,20 @@ final class Checker {
       accepted = rs.getLong(1);
     }
     return new Result(violations, examples, accepted);
+  }
+
+  private static boolean hasFenceToken(Connection c, String schema, String table)
+      throws SQLException {
+    try (var s =
+        c.prepareStatement(
+            "SELECT 1 FROM information_schema.columns WHERE table_schema = ? AND table_name = ?"
+                + " AND column_name = 'fence_token'")) {
+      s.setString(1, schema);
+      s.setString(2, table);
+      try (ResultSet rs = s.executeQuery()) {
+        return rs.next();
+      }
+    }
   }
 
   private static void count(
@@ -111,7 +172,7 @@ final class Checker {
       int columns = rs.getMetaData().getColumnCount();
       while (rs.next()) {
         n++;
-        if (n <= 3 && examples.size() < 12) {
+        if (n <= 3 && examples.size() < 14) {
           StringBuilder row = new StringBuilder(kind).append(':');
           for (int i = 1; i <= columns; i++) {
             row.append(' ').append(rs.getMetaData().getColumnLabel(i)).append('=');

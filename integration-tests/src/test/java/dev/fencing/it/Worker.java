@@ -22,20 +22,30 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
+import javax.sql.DataSource;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * One worker process of the suite. It loops: pick a resource, acquire its lease, then write a
- * sequence of ledger entries, each one transaction that reads the resource's {@code seq}, appends
- * {@code (resource, seq + 1, token, lease id)} to the ledger and stores {@code seq + 1}; then it
- * releases the lease, or sometimes crashes without releasing.
+ * One worker process of the suite. It loops: pick a resource, acquire its lease, pick a {@link
+ * Shape} for the job, then run a sequence of steps, each (mostly) one transaction that reads the
+ * resource's {@code seq}, appends {@code (resource, seq + 1, token, lease id)} to the ledger,
+ * writes some of the resource's {@code items} (and, in the SHARED shape, rows of the table written
+ * under every resource) and stores {@code seq + 1}; then it releases the lease, or sometimes
+ * crashes without releasing. Every row it writes carries its token, lease id and attempt id.
  *
  * <p>Before every step the worker checks its real lease ({@code isHeld()}); the step itself runs
  * with a view of the lease that keeps believing it is held, as a process does that passed its
@@ -44,41 +54,63 @@ import org.redisson.config.Config;
  *
  * <p>Modes: {@code guarded} (GuardedStatements on a FencedDataSource, registration through
  * FencedLeaseManager), {@code trigger} (the same plain SQL as {@code off}, on a FencedDataSource,
- * with the enforcement trigger on both tables), {@code off} (plain RedisLeaseManager and plain SQL:
- * fencing switched off; the worker logs its acquisition as its registration for the checker).
+ * with the enforcement trigger on every table; plus, after some jobs, a write that forgot the
+ * scope), {@code off} (plain RedisLeaseManager and plain SQL: fencing switched off; the worker logs
+ * its acquisition as its registration for the checker).
  *
  * <p>Events go to an append-only file, one line each, so they survive {@code kill -9}: {@code
- * ACQUIRED r t}, {@code ATTEMPT r t a}, {@code ACCEPT r t a}, {@code REJECT r t a}, {@code ERROR r
- * t a msg}, {@code LOST r t}, {@code CRASH}.
+ * ACQUIRED r t lease shape}, {@code ATTEMPT r t a}, {@code ACCEPT r t a}, {@code REJECT r t a},
+ * {@code ERROR r t a msg}, {@code LOST r t}, {@code CRASH}, {@code UNSCOPED r 0 a
+ * accepted|refused}, and two that the run counts as violations: {@code REFUSED} (rejected while the
+ * fence still names this lease) and {@code DROPPED} (an upsert wrote nothing while the fence names
+ * this lease).
  */
 public final class Worker {
 
   private final Map<String, String> args;
   private final int id;
+  private final int start;
   private final String mode;
   private final String schema;
+  private final String fenceSchema;
+  private final Set<Shape> shapes;
+  private HikariDataSource pool;
+  private StaleTokenException caught;
   private final Random random;
   private final OutputStream events;
   private final int resources;
   private final int stepJitterMs;
+  private final int txPauseMs;
   private final double crashProbability;
   private long attempts;
 
   private Worker(Map<String, String> args) throws IOException {
     this.args = args;
     this.id = Integer.parseInt(args.get("id"));
+    this.start = Integer.parseInt(args.getOrDefault("start", "0"));
     this.mode = args.get("mode");
     this.schema = args.get("schema");
-    this.random = new Random(Long.parseLong(args.get("seed")) * 31 + id);
+    this.fenceSchema = args.get("fenceSchema");
+    String only = args.getOrDefault("shapes", "");
+    this.shapes =
+        only.isBlank()
+            ? EnumSet.allOf(Shape.class)
+            : Arrays.stream(only.split(","))
+                .map(x -> Shape.valueOf(x.trim().toUpperCase(Locale.ROOT)))
+                .collect(Collectors.toCollection(() -> EnumSet.noneOf(Shape.class)));
+    this.random = new Random(Long.parseLong(args.get("seed")));
     this.events = new FileOutputStream(args.get("events"), true);
     this.resources = Integer.parseInt(args.get("resources"));
-    this.stepJitterMs = Integer.parseInt(args.getOrDefault("jitterMs", "30"));
+    this.stepJitterMs = Integer.parseInt(args.getOrDefault("jitterMs", "60"));
+    this.txPauseMs = Integer.parseInt(args.getOrDefault("txPauseMs", "30"));
     this.crashProbability = Double.parseDouble(args.getOrDefault("crash", "0.02"));
   }
 
   /**
    * Entry point; arguments are {@code key=value}: id, mode, redis, jdbc, schema, fenceSchema,
-   * prefix, leaseMs, resources, seed, events, jitterMs, crash, appName.
+   * prefix, leaseMs, resources, seed, start (how many times this worker was started before),
+   * events, jitterMs, txPauseMs, crash, appName, shapes (comma-separated {@link Shape} names; all
+   * if absent).
    */
   public static void main(String[] argv) throws Exception {
     Map<String, String> args = new HashMap<>();
@@ -130,7 +162,7 @@ public final class Worker {
     pc.setConnectionTimeout(5000);
     pc.setPoolName("it-worker-" + id);
     pc.addDataSourceProperty("ApplicationName", args.get("appName"));
-    HikariDataSource pool = new HikariDataSource(pc);
+    pool = new HikariDataSource(pc);
     FencedDataSource db =
         FencedDataSource.wrap(
             pool,
@@ -193,12 +225,57 @@ public final class Worker {
     }
   }
 
+  /**
+   * Transaction shapes, one per job, chosen by the worker's seeded random (or restricted by the
+   * {@code shapes} argument).
+   */
+  enum Shape {
+    /** Read seq, append to the ledger, upsert 1-3 items, store seq. */
+    CHAIN,
+    /** Like CHAIN, the items as one JDBC batch, with a pause before the commit. */
+    BATCH,
+    /**
+     * A DAO that catches a stale rejection and goes on in the same transaction (a batch of items,
+     * then single items, then the ledger step), then commits what is left.
+     */
+    CONTINUE,
+    /**
+     * First statement in auto-commit, then {@code setAutoCommit(false)}, a CHAIN step, commit, and
+     * back to the pool without restoring auto-commit.
+     */
+    TOGGLE,
+    /** A CHAIN step plus 1-2 rows of the table written under every resource. */
+    SHARED
+  }
+
+  private static final Shape[] SHAPE_WEIGHTS = {
+    Shape.CHAIN,
+    Shape.CHAIN,
+    Shape.BATCH,
+    Shape.BATCH,
+    Shape.CONTINUE,
+    Shape.CONTINUE,
+    Shape.TOGGLE,
+    Shape.SHARED,
+    Shape.SHARED
+  };
+
+  private Shape pickShape() {
+    while (true) {
+      Shape shape = SHAPE_WEIGHTS[random.nextInt(SHAPE_WEIGHTS.length)];
+      if (shapes.contains(shape)) {
+        return shape;
+      }
+    }
+  }
+
   private void job(Lease lease, HikariDataSource pool, FencedDataSource db) {
     String resource = lease.resource();
     long token = lease.token().value();
+    Shape shape = pickShape();
     AtomicBoolean lost = new AtomicBoolean();
     lease.onLoss((l, reason) -> lost.set(true));
-    log("ACQUIRED " + resource + " " + token + " " + lease.leaseId());
+    log("ACQUIRED " + resource + " " + token + " " + lease.leaseId() + " " + shape);
     if (mode.equals("off") && !logAcquisition(pool, lease)) {
       lease.close();
       return;
@@ -214,17 +291,25 @@ public final class Worker {
       }
       // The process passed its check; a pause from here on makes it a stale writer.
       sleep(random.nextInt(stepJitterMs + 1));
-      String attempt = id + "-" + (++attempts);
+      String attempt = id + "." + start + "-" + (++attempts);
       log("ATTEMPT " + resource + " " + token + " " + attempt);
       try {
+        int rejected;
         if (mode.equals("off")) {
-          step(pool, lease, attempt, false);
+          rejected = step(pool, lease, attempt, shape);
         } else {
-          Fencing.run(believed, () -> step(db, lease, attempt, mode.equals("guarded")));
+          rejected = Fencing.call(believed, () -> step(db, lease, attempt, shape));
         }
-        log("ACCEPT " + resource + " " + token + " " + attempt);
+        if (rejected == 0) {
+          log("ACCEPT " + resource + " " + token + " " + attempt);
+        } else {
+          log("REJECT " + resource + " " + token + " " + attempt + " continued after " + rejected);
+          checkRefusal(pool, lease, attempt, caught);
+          stopped = true;
+        }
       } catch (StaleTokenException e) {
         log("REJECT " + resource + " " + token + " " + attempt + " " + oneLine(e));
+        checkRefusal(pool, lease, attempt, e);
         stopped = true;
       } catch (SQLException | RuntimeException e) {
         log("ERROR " + resource + " " + token + " " + attempt + " " + oneLine(e));
@@ -242,6 +327,64 @@ public final class Worker {
       lease.close();
     } catch (RuntimeException e) {
       log("RELEASEFAIL " + resource + " " + token + " " + oneLine(e));
+    }
+    if (mode.equals("trigger") && random.nextInt(3) == 0) {
+      unscopedWrite(db, resource);
+    }
+  }
+
+  /**
+   * A DAO that forgot the scope writes to a strictly enforced table. The trigger must refuse it; if
+   * it is accepted, the checker sees a write with token 0 by a lease nobody registered.
+   */
+  private void unscopedWrite(FencedDataSource db, String resource) {
+    String attempt = id + "." + start + "-unscoped-" + (++attempts);
+    try (Connection c = db.getConnection();
+        PreparedStatement upsert = c.prepareStatement(PLAIN_ITEM_UPSERT.formatted(schema))) {
+      upsert.setString(1, resource);
+      upsert.setInt(2, random.nextInt(ChaosSchema.ITEMS));
+      upsert.setLong(3, 0);
+      upsert.setString(4, "unscoped");
+      upsert.setString(5, attempt);
+      upsert.executeUpdate();
+      if (!c.getAutoCommit()) {
+        c.commit();
+      }
+      log("UNSCOPED " + resource + " 0 " + attempt + " accepted");
+    } catch (SQLException e) {
+      log("UNSCOPED " + resource + " 0 " + attempt + " refused " + oneLine(e));
+    }
+  }
+
+  /**
+   * After a rejection: if the fence still names this lease, no newer holder had registered (a
+   * registration never names a superseded lease again), so the database refused its current holder.
+   */
+  private void checkRefusal(
+      HikariDataSource pool, Lease lease, String attempt, StaleTokenException e) {
+    if (mode.equals("off")) {
+      return;
+    }
+    try (Connection c = pool.getConnection();
+        PreparedStatement read =
+            c.prepareStatement(
+                "SELECT token, lease_id FROM " + fenceSchema + ".fence WHERE resource = ?")) {
+      read.setString(1, lease.resource());
+      try (ResultSet rs = read.executeQuery()) {
+        if (rs.next() && lease.leaseId().equals(rs.getString(2))) {
+          log(
+              "REFUSED "
+                  + lease.resource()
+                  + " "
+                  + lease.token().value()
+                  + " "
+                  + attempt
+                  + " fence still names this lease: "
+                  + oneLine(e));
+        }
+      }
+    } catch (SQLException readFailed) {
+      log("NOCHECK " + lease.resource() + " " + attempt + " " + oneLine(readFailed));
     }
   }
 
@@ -264,64 +407,88 @@ public final class Worker {
     }
   }
 
-  /** One ledger step in one transaction. */
-  private void step(javax.sql.DataSource ds, Lease lease, String attempt, boolean guarded)
-      throws SQLException {
+  private static final String PLAIN_ITEM_UPSERT =
+      "INSERT INTO %s.items (resource, item, token, lease_id, attempt) VALUES (?, ?, ?, ?, ?)"
+          + " ON CONFLICT (resource, item) DO UPDATE SET token = EXCLUDED.token,"
+          + " lease_id = EXCLUDED.lease_id, attempt = EXCLUDED.attempt";
+
+  private static final String PLAIN_SHARED_UPSERT =
+      "INSERT INTO %s.shared (item, resource, token, lease_id, attempt) VALUES (?, ?, ?, ?, ?)"
+          + " ON CONFLICT (item) DO UPDATE SET resource = EXCLUDED.resource,"
+          + " token = EXCLUDED.token, lease_id = EXCLUDED.lease_id, attempt = EXCLUDED.attempt";
+
+  /**
+   * One step in one transaction (TOGGLE: one auto-commit statement first). Returns the number of
+   * stale rejections a CONTINUE step caught and went on after (0 for the other shapes, which let
+   * the rejection end the step).
+   */
+  private int step(DataSource ds, Lease lease, String attempt, Shape shape) throws SQLException {
+    boolean guarded = mode.equals("guarded");
     try (Connection c = ds.getConnection()) {
+      if (shape == Shape.TOGGLE) {
+        c.setAutoCommit(true);
+        try (PreparedStatement first = itemUpsert(c, guarded)) {
+          bindItem(first, lease, random.nextInt(ChaosSchema.ITEMS), attempt);
+          expectOne(first.executeUpdate(), lease, attempt, "auto-commit item");
+        }
+      }
       c.setAutoCommit(false);
       try {
-        long seq;
-        try (PreparedStatement read =
-            c.prepareStatement("SELECT seq FROM " + schema + ".resources WHERE resource = ?")) {
-          read.setString(1, lease.resource());
-          try (ResultSet rs = read.executeQuery()) {
-            if (!rs.next()) {
-              throw new SQLException("no resource row for " + lease.resource());
+        int rejected = 0;
+        switch (shape) {
+          case CHAIN, TOGGLE, SHARED -> {
+            long seq = readSeq(c, lease);
+            appendLedger(c, guarded, lease, attempt, seq + 1);
+            int n = 1 + random.nextInt(3);
+            for (int i = 0; i < n; i++) {
+              try (PreparedStatement item = itemUpsert(c, guarded)) {
+                bindItem(item, lease, random.nextInt(ChaosSchema.ITEMS), attempt);
+                expectOne(item.executeUpdate(), lease, attempt, "item");
+              }
             }
-            seq = rs.getLong(1);
+            if (shape == Shape.SHARED) {
+              writeShared(c, guarded, lease, attempt, 1 + random.nextInt(2));
+            }
+            storeSeq(c, guarded, lease, seq + 1);
+          }
+          case BATCH -> {
+            long seq = readSeq(c, lease);
+            appendLedger(c, guarded, lease, attempt, seq + 1);
+            itemBatch(c, guarded, lease, attempt);
+            sleep(random.nextInt(txPauseMs + 1)); // racing a registration, lock held
+            storeSeq(c, guarded, lease, seq + 1);
+          }
+          case CONTINUE -> {
+            try {
+              itemBatch(c, guarded, lease, attempt);
+            } catch (StaleTokenException e) {
+              rejected++;
+              caught = e;
+            }
+            for (int i = 0; i < 2; i++) {
+              try (PreparedStatement item = itemUpsert(c, guarded)) {
+                bindItem(item, lease, random.nextInt(ChaosSchema.ITEMS), attempt);
+                item.executeUpdate();
+              } catch (StaleTokenException e) {
+                rejected++;
+                caught = e;
+              }
+            }
+            try {
+              long seq = readSeq(c, lease);
+              appendLedger(c, guarded, lease, attempt, seq + 1);
+              storeSeq(c, guarded, lease, seq + 1);
+            } catch (StaleTokenException e) {
+              rejected++;
+              caught = e;
+            }
           }
         }
         if (random.nextInt(4) == 0) {
-          sleep(random.nextInt(stepJitterMs + 1)); // a pause inside the open transaction
-        }
-        try (PreparedStatement insert =
-            guarded
-                ? GuardedStatements.insert(
-                    c,
-                    schema + ".ledger",
-                    "resource",
-                    "seq",
-                    "token",
-                    "lease_id",
-                    "worker",
-                    "attempt")
-                : c.prepareStatement(
-                    "INSERT INTO "
-                        + schema
-                        + ".ledger (resource, seq, token, lease_id, worker, attempt)"
-                        + " VALUES (?, ?, ?, ?, ?, ?)")) {
-          insert.setString(1, lease.resource());
-          insert.setLong(2, seq + 1);
-          insert.setLong(3, lease.token().value());
-          insert.setString(4, lease.leaseId());
-          insert.setInt(5, id);
-          insert.setString(6, attempt);
-          if (insert.executeUpdate() != 1) {
-            throw new SQLException("ledger insert affected no row");
-          }
-        }
-        try (PreparedStatement update =
-            guarded
-                ? GuardedStatements.update(c, schema + ".resources", "seq = ?", "resource = ?")
-                : c.prepareStatement(
-                    "UPDATE " + schema + ".resources SET seq = ? WHERE resource = ?")) {
-          update.setLong(1, seq + 1);
-          update.setString(2, lease.resource());
-          if (update.executeUpdate() != 1) {
-            throw new SQLException("resource update affected no row");
-          }
+          sleep(random.nextInt(txPauseMs + 1)); // a pause inside the open transaction
         }
         c.commit();
+        return rejected;
       } catch (SQLException | RuntimeException e) {
         try {
           c.rollback();
@@ -330,7 +497,151 @@ public final class Worker {
         }
         throw e;
       }
+      // TOGGLE leaves auto-commit off: the DAO relies on the pool to restore it.
     }
+  }
+
+  private long readSeq(Connection c, Lease lease) throws SQLException {
+    try (PreparedStatement read =
+        c.prepareStatement("SELECT seq FROM " + schema + ".resources WHERE resource = ?")) {
+      read.setString(1, lease.resource());
+      try (ResultSet rs = read.executeQuery()) {
+        if (!rs.next()) {
+          throw new SQLException("no resource row for " + lease.resource());
+        }
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  private void appendLedger(Connection c, boolean guarded, Lease lease, String attempt, long seq)
+      throws SQLException {
+    try (PreparedStatement insert =
+        guarded
+            ? GuardedStatements.insert(
+                c, schema + ".ledger", "resource", "seq", "token", "lease_id", "worker", "attempt")
+            : c.prepareStatement(
+                "INSERT INTO "
+                    + schema
+                    + ".ledger (resource, seq, token, lease_id, worker, attempt)"
+                    + " VALUES (?, ?, ?, ?, ?, ?)")) {
+      insert.setString(1, lease.resource());
+      insert.setLong(2, seq);
+      insert.setLong(3, lease.token().value());
+      insert.setString(4, lease.leaseId());
+      insert.setInt(5, id);
+      insert.setString(6, attempt);
+      if (insert.executeUpdate() != 1) {
+        throw new SQLException("ledger insert affected no row");
+      }
+    }
+  }
+
+  private void storeSeq(Connection c, boolean guarded, Lease lease, long seq) throws SQLException {
+    try (PreparedStatement update =
+        guarded
+            ? GuardedStatements.update(c, schema + ".resources", "seq = ?", "resource = ?")
+            : c.prepareStatement(
+                "UPDATE " + schema + ".resources SET seq = ? WHERE resource = ?")) {
+      update.setLong(1, seq);
+      update.setString(2, lease.resource());
+      if (update.executeUpdate() != 1) {
+        throw new SQLException("resource update affected no row");
+      }
+    }
+  }
+
+  private PreparedStatement itemUpsert(Connection c, boolean guarded) throws SQLException {
+    return guarded
+        ? GuardedStatements.upsert(
+            c,
+            schema + ".items",
+            List.of("resource", "item", "token", "lease_id", "attempt"),
+            List.of("resource", "item"))
+        : c.prepareStatement(PLAIN_ITEM_UPSERT.formatted(schema));
+  }
+
+  private static void bindItem(PreparedStatement s, Lease lease, int item, String attempt)
+      throws SQLException {
+    s.setString(1, lease.resource());
+    s.setInt(2, item);
+    s.setLong(3, lease.token().value());
+    s.setString(4, lease.leaseId());
+    s.setString(5, attempt);
+  }
+
+  /** 3-8 distinct items of the resource in one JDBC batch. */
+  private void itemBatch(Connection c, boolean guarded, Lease lease, String attempt)
+      throws SQLException {
+    int n = 3 + random.nextInt(6);
+    int first = random.nextInt(ChaosSchema.ITEMS);
+    try (PreparedStatement batch = itemUpsert(c, guarded)) {
+      for (int i = 0; i < n; i++) {
+        bindItem(batch, lease, (first + i * 7) % ChaosSchema.ITEMS, attempt);
+        batch.addBatch();
+      }
+      for (int count : batch.executeBatch()) {
+        if (count != 1 && count != Statement.SUCCESS_NO_INFO) {
+          expectOne(count, lease, attempt, "batch item");
+        }
+      }
+    }
+  }
+
+  private void writeShared(Connection c, boolean guarded, Lease lease, String attempt, int n)
+      throws SQLException {
+    for (int i = 0; i < n; i++) {
+      try (PreparedStatement upsert =
+          guarded
+              ? GuardedStatements.upsert(
+                  c,
+                  schema + ".shared",
+                  List.of("item", "resource", "token", "lease_id", "attempt"),
+                  List.of("item"))
+              : c.prepareStatement(PLAIN_SHARED_UPSERT.formatted(schema))) {
+        upsert.setInt(1, random.nextInt(ChaosSchema.SHARED));
+        upsert.setString(2, lease.resource());
+        upsert.setLong(3, lease.token().value());
+        upsert.setString(4, lease.leaseId());
+        upsert.setString(5, attempt);
+        expectOne(upsert.executeUpdate(), lease, attempt, "shared row");
+      }
+    }
+  }
+
+  /**
+   * An upsert always writes its row unless the guard refused it; an upsert that wrote nothing while
+   * the fence still names this lease dropped the current holder's write without a word.
+   */
+  private void expectOne(int count, Lease lease, String attempt, String what) throws SQLException {
+    if (count == 1) {
+      return;
+    }
+    if (!mode.equals("off")) {
+      try (Connection c = pool.getConnection();
+          PreparedStatement read =
+              c.prepareStatement(
+                  "SELECT lease_id FROM " + fenceSchema + ".fence WHERE resource = ?")) {
+        read.setString(1, lease.resource());
+        try (ResultSet rs = read.executeQuery()) {
+          if (rs.next() && lease.leaseId().equals(rs.getString(1))) {
+            log(
+                "DROPPED "
+                    + lease.resource()
+                    + " "
+                    + lease.token().value()
+                    + " "
+                    + attempt
+                    + " "
+                    + what
+                    + " wrote "
+                    + count
+                    + " rows while the fence names this lease");
+          }
+        }
+      }
+    }
+    throw new SQLException(what + " affected " + count + " rows");
   }
 
   private static String oneLine(Throwable e) {
