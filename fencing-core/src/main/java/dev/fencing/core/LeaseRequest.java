@@ -87,10 +87,6 @@ public record LeaseRequest(
    */
   public static LeaseRequest forLeaseTime(Duration leaseTime) {
     Objects.requireNonNull(leaseTime, "leaseTime");
-    if (leaseTime.compareTo(MIN_LEASE_TIME) < 0) {
-      throw new IllegalArgumentException("leaseTime must be at least 10ms, got " + leaseTime);
-    }
-    requireAtMostMax("leaseTime", leaseTime);
     return new LeaseRequest(leaseTime, Duration.ZERO, true, leaseTime.dividedBy(10));
   }
 

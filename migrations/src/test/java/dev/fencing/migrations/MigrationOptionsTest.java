@@ -156,4 +156,25 @@ class MigrationOptionsTest {
       return false;
     }
   }
+
+  @Test
+  void shouldAcceptTheExactEdgesOfEachBoundAndRefuseTheNextValue() {
+    Duration nano = Duration.ofNanos(1);
+    assertThat(MigrationOptions.builder().lockTimeout(Duration.ofMillis(1)).build().lockTimeout())
+        .isEqualTo(Duration.ofMillis(1));
+    assertThat(MigrationOptions.builder().lockTimeout(Duration.ofMinutes(10)).build().lockTimeout())
+        .isEqualTo(Duration.ofMinutes(10));
+    assertThat(MigrationOptions.builder().maxAttempts(1).build().maxAttempts()).isEqualTo(1);
+    assertThatThrownBy(
+            () -> MigrationOptions.builder().lockTimeout(Duration.ofMillis(1).minus(nano)).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least 1 ms");
+    assertThatThrownBy(
+            () -> MigrationOptions.builder().lockTimeout(Duration.ofMinutes(10).plus(nano)).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at most 10 minutes");
+    assertThatThrownBy(() -> MigrationOptions.builder().maxAttempts(0).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxAttempts");
+  }
 }
