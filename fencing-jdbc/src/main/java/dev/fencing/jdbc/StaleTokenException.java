@@ -63,6 +63,19 @@ public class StaleTokenException extends SQLNonTransientException {
         null);
   }
 
+  /** Why the write was refused. */
+  public enum Reason {
+    /** A newer holder registered, or the fence names another lease with the same token. */
+    SUPERSEDED,
+    /** The writer's lease was never registered in the fence. */
+    NOT_REGISTERED
+  }
+
+  /** Returns why the write was refused. */
+  public Reason reason() {
+    return Reason.SUPERSEDED;
+  }
+
   /** Returns the resource whose fence rejected the write. */
   public String resource() {
     return resource;
