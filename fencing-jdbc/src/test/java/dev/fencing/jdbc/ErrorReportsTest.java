@@ -96,10 +96,8 @@ class ErrorReportsTest {
     Connection c = Fencing.call(lease, () -> fx.db.getConnection());
     PreparedStatement prepared = c.prepareStatement("SELECT 1");
     lease.close();
-    assertThatThrownBy(() -> Fencing.run(lease, () -> {}))
-        .isInstanceOf(LeaseLostException.class);
-    assertThatThrownBy(() -> c.prepareStatement("SELECT 1"))
-        .isInstanceOf(LeaseLostException.class);
+    assertThatThrownBy(() -> Fencing.run(lease, () -> {})).isInstanceOf(LeaseLostException.class);
+    assertThatThrownBy(() -> c.prepareStatement("SELECT 1")).isInstanceOf(LeaseLostException.class);
     assertThatThrownBy(prepared::executeQuery).isInstanceOf(LeaseLostException.class);
     assertThatThrownBy(
             () -> GuardedStatements.update(c, fx.table("accounts"), "owner = ?", "id = ?"))

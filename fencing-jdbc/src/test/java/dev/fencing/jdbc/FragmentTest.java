@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.fencing.core.Lease;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -78,7 +77,8 @@ class FragmentTest {
   void theIssuesReproducerIsRefusedAndWithoutTheCheckItWouldHaveWrittenEveryRow() {
     assertThatThrownBy(() -> update(stale, "owner = 'stale' -- done", "id = 1"))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThat(fx.queryLong("SELECT count(*) FROM " + fx.table("accounts") + " WHERE owner = 'stale'"))
+    assertThat(
+            fx.queryLong("SELECT count(*) FROM " + fx.table("accounts") + " WHERE owner = 'stale'"))
         .isZero();
   }
 

@@ -82,8 +82,7 @@ class TransactionShapesTest {
   private static void awaitWaitingForLock(long pid) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (System.nanoTime() < deadline) {
-      if (fx.queryString(
-              "SELECT wait_event_type FROM pg_stat_activity WHERE pid = " + pid)
+      if (fx.queryString("SELECT wait_event_type FROM pg_stat_activity WHERE pid = " + pid)
           .filter("Lock"::equals)
           .isPresent()) {
         return;
