@@ -53,12 +53,15 @@ public final class FenceSql {
   }
 
   /**
-   * A guarded statement: the row guard and the fence predicate in one statement, for a single
-   * execution and for every row of a batch alike.
+   * A guarded statement in two forms, both enforced by the database.
    *
-   * @param sql the statement
+   * @param sql the row guard and the fence predicate ({@link Bound#fenceHeld()}): for single
+   *     executions and auto-commit batches
+   * @param batched the row guard and the transaction's verified marker only ({@link
+   *     Bound#markedVerified()}): for the rows of a batch inside a transaction, run right after
+   *     {@link Bound#verify()} in that transaction; without the marker a row writes nothing
    */
-  public record Guarded(String sql) {}
+  public record Guarded(String sql, String batched) {}
 
   /** Guarded statements for one registration, which is written into them as literals. */
   public final class Bound {
@@ -67,6 +70,7 @@ public final class FenceSql {
     private final String stamp;
     private final String rowGuard;
     private final String fenceHeld;
+    private final String markedVerified;
     private final String resourceLiteral;
     private final String verify;
     private final String idleTimeout;
@@ -112,12 +116,16 @@ public final class FenceSql {
               + leaseId
               + "'";
       String names = " AND f.token = " + token + " AND f.lease_id = '" + leaseId + "'";
-      this.fenceHeld =
-          "(coalesce(pg_catalog.current_setting('"
+      this.markedVerified =
+          "coalesce(pg_catalog.current_setting('"
               + GUARD_VERIFIED
               + "', true) = "
               + marker
-              + ", false) OR EXISTS (SELECT 1 FROM "
+              + ", false)";
+      this.fenceHeld =
+          "("
+              + markedVerified
+              + " OR EXISTS (SELECT 1 FROM "
               + fenceTable
               + " f WHERE f.resource = "
               + resourceLiteral
@@ -150,6 +158,14 @@ public final class FenceSql {
      */
     public String fenceHeld() {
       return fenceHeld;
+    }
+
+    /**
+     * True only if {@link #verify()} marked this transaction verified for this registration: the
+     * cheap first branch of {@link #fenceHeld()}, alone.
+     */
+    public String markedVerified() {
+      return markedVerified;
     }
 
     /**
@@ -208,7 +224,7 @@ public final class FenceSql {
     }
 
     private Guarded buildUpdate(String table, String assignments, String condition) {
-      return new Guarded(
+      String rowGuarded =
           "UPDATE "
               + quoteTable(table)
               + " SET "
@@ -219,24 +235,25 @@ public final class FenceSql {
               + condition
               + ") AND "
               + rowGuard
-              + " AND "
-              + fenceHeld);
+              + " AND ";
+      return new Guarded(rowGuarded + fenceHeld, rowGuarded + markedVerified);
     }
 
     private Guarded buildDelete(String table, String condition) {
-      return new Guarded(
+      String rowGuarded =
           "DELETE FROM "
               + quoteTable(table)
               + " WHERE ("
               + condition
               + ") AND "
               + rowGuard
-              + " AND "
-              + fenceHeld);
+              + " AND ";
+      return new Guarded(rowGuarded + fenceHeld, rowGuarded + markedVerified);
     }
 
     private Guarded buildInsert(String table, List<String> columns) {
-      return new Guarded(insertPrefix(table, columns));
+      return new Guarded(
+          insertPrefix(table, columns, fenceHeld), insertPrefix(table, columns, markedVerified));
     }
 
     private Guarded buildUpsert(String table, List<String> columns, List<String> conflictColumns) {
@@ -262,10 +279,12 @@ public final class FenceSql {
               + "fence_token = EXCLUDED.fence_token, fence_resource = EXCLUDED.fence_resource"
               + " WHERE fenced_target.fence_token <= EXCLUDED.fence_token"
               + " OR fenced_target.fence_resource <> EXCLUDED.fence_resource";
-      return new Guarded(insertPrefix(table, columns) + onConflict);
+      return new Guarded(
+          insertPrefix(table, columns, fenceHeld) + onConflict,
+          insertPrefix(table, columns, markedVerified) + onConflict);
     }
 
-    private String insertPrefix(String table, List<String> columns) {
+    private String insertPrefix(String table, List<String> columns, String fenceCheck) {
       if (columns.isEmpty()) {
         throw new IllegalArgumentException("an insert needs at least one column");
       }
@@ -288,7 +307,7 @@ public final class FenceSql {
           + ", "
           + resourceLiteral
           + " WHERE "
-          + fenceHeld;
+          + fenceCheck;
     }
   }
 

@@ -12,19 +12,18 @@ import java.sql.Statement;
 import java.util.function.BooleanSupplier;
 
 /**
- * A connection handed out inside a fencing scope. It owns the state of the transaction it is in:
- * whether the fence row is locked and marked verified for this transaction, and, in trigger mode,
- * whether the registration was given to the enforcement trigger. Everything it sets in the database
- * is transaction-local ({@code set_config(..., true)}), so nothing outlives the transaction, in a
- * pool or elsewhere; in trigger mode an auto-commit statement runs in a transaction of its own so
- * that its settings are transaction-local too.
+ * A connection handed out inside a fencing scope. It owns the state of the transaction it is in: in
+ * trigger mode, whether the registration was already given to the enforcement trigger. Everything
+ * it sets in the database is transaction-local ({@code set_config(..., true)}), so nothing outlives
+ * the transaction, in a pool or elsewhere; in trigger mode an auto-commit statement runs in a
+ * transaction of its own so that its settings are transaction-local too.
  *
- * <p>Its view of the transaction is an optimisation only. Every guarded statement carries the fence
- * predicate, whose cheap first branch is the marker that {@link FenceSql.Bound#verify()} set in
- * this very transaction after locking the fence row; when the view is wrong (the transaction was
- * ended with SQL text, or through the unwrapped driver connection), the marker is gone and the
- * predicate looks the fence up itself. With pgjdbc, the view also follows the server's own report
- * of whether a transaction is open.
+ * <p>No write's safety depends on that view. Every guarded statement carries a check the database
+ * enforces: the fence predicate, or, for the rows of a batch inside a transaction, the marker that
+ * {@link FenceSql.Bound#verify()} set in the same transaction right before the batch, after locking
+ * the fence row. The view only saves the trigger settings' round trip; when it is wrong (the
+ * transaction was ended or rewound behind the wrapper's back), a strict trigger refuses the write.
+ * With pgjdbc, the view also follows the server's own report of whether a transaction is open.
  */
 public final class FencedConnection extends ForwardingConnection {
 
@@ -44,7 +43,6 @@ public final class FencedConnection extends ForwardingConnection {
   private final PlainSqlPolicy plainSql;
   private final BooleanSupplier serverIdle;
   private boolean settingsInTransaction;
-  private boolean verifiedInTransaction;
 
   private FencedConnection(
       Connection delegate,
@@ -108,7 +106,12 @@ public final class FencedConnection extends ForwardingConnection {
    */
   public PreparedStatement prepareGuarded(FenceSql.Guarded sql) throws SQLException {
     lease.checkHeld();
-    return new GuardedPreparedStatement(this, delegate.prepareStatement(sql.sql()));
+    return new GuardedPreparedStatement(this, delegate.prepareStatement(sql.sql()), sql);
+  }
+
+  /** Prepares library SQL on the wrapped connection, past the plain SQL policy. */
+  PreparedStatement prepareUnrouted(String sql) throws SQLException {
+    return delegate.prepareStatement(sql);
   }
 
   String routePlainSql(String sql) throws SQLException {
@@ -121,7 +124,6 @@ public final class FencedConnection extends ForwardingConnection {
   /** Forgets what this connection knew about its transaction. */
   void transactionMayHaveChanged() {
     settingsInTransaction = false;
-    verifiedInTransaction = false;
   }
 
   /**
@@ -138,29 +140,22 @@ public final class FencedConnection extends ForwardingConnection {
   }
 
   /**
-   * Before a batch inside a transaction: locks the fence row and marks the transaction verified, so
-   * that the batch's rows take the predicate's cheap branch. Refuses the batch if the fence does
-   * not name this lease.
+   * Right before a batch inside a transaction, in that transaction: locks the fence row and marks
+   * the transaction verified, so that the batch's rows (which check the marker only) may write.
+   * Refuses the batch if the fence does not name this lease.
    */
-  void verifyForBatch() throws SQLException {
-    if (delegate.getAutoCommit()) {
-      return;
-    }
-    joinTransaction();
-    if (verifiedInTransaction) {
-      return;
-    }
+  void verifyBatch() throws SQLException {
     boolean verified;
-    try (Statement statement = delegate.createStatement();
-        ResultSet row = statement.executeQuery(guards.verify())) {
+    try (PreparedStatement verify = delegate.prepareStatement(guards.verify());
+        ResultSet row = verify.executeQuery()) {
       verified = row.next();
-    } catch (SQLException e) {
-      throw FenceClassifier.translate(e, lease, triggerMode);
     }
-    if (verified) {
-      verifiedInTransaction = true;
-    } else {
+    if (!verified) {
       classifyNoRows();
+      throw new SQLException(
+          "the fence row of \""
+              + lease.resource()
+              + "\" could not be locked for this batch; nothing was written");
     }
   }
 
