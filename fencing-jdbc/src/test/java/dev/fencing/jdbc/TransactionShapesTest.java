@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.Lease;
+import dev.fencing.jdbc.internal.FenceSql;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -147,6 +148,35 @@ class TransactionShapesTest {
     moveFenceOn(holder);
     assertThat(fx.unguardedSetOwner(103, "stale")).isEqualTo(1);
     assertThat(fx.ownerOf(103)).as("the violation the guards prevent").isEqualTo("stale");
+  }
+
+  @Test
+  void aBatchRowWritesOnlyAfterTheFenceRowWasLockedAndMarkedInItsOwnTransaction() throws Exception {
+    fx.insertAccount(104, "none", 0);
+    Lease holder = registeredHolder();
+    FenceSql.Bound guards = new FenceSql(fx.fenceSchema).bind(holder);
+    String batched = guards.update(fx.table("accounts"), "owner = ?", "id = ?").batched();
+    try (Connection raw = DriverManager.getConnection(FencingFixture.URL)) {
+      raw.setAutoCommit(false);
+      assertThat(ownerRow(raw, batched, "unmarked")).as("no marker: nothing written").isZero();
+      try (Statement s = raw.createStatement();
+          ResultSet verified = s.executeQuery(guards.verify())) {
+        assertThat(verified.next()).isTrue();
+      }
+      assertThat(ownerRow(raw, batched, "marked")).isEqualTo(1);
+      raw.commit();
+      assertThat(ownerRow(raw, batched, "next transaction")).as("marker gone").isZero();
+      raw.commit();
+    }
+    assertThat(fx.ownerOf(104)).isEqualTo("marked");
+  }
+
+  private static int ownerRow(Connection c, String sql, String owner) throws SQLException {
+    try (PreparedStatement update = c.prepareStatement(sql)) {
+      update.setString(1, owner);
+      update.setLong(2, 104);
+      return update.executeUpdate();
+    }
   }
 
   /** Ways a transaction ends that the wrapper's own commit() and rollback() never see. */

@@ -26,7 +26,7 @@ public final class FenceClassifier {
     NOT_REGISTERED,
     /** The fence names the writer; the write simply matched no row. */
     NO_SUCH_ROW,
-    /** Not a fencing refusal. */
+    /** Not a fencing refusal: {@link #translate} passes such errors on unchanged. */
     OTHER
   }
 
@@ -67,29 +67,6 @@ public final class FenceClassifier {
     if (ofFence(lease, current, currentLeaseId) != Verdict.NO_SUCH_ROW) {
       throw StaleTokenException.rejected(lease.resource(), lease.token(), current);
     }
-  }
-
-  /**
-   * Classifies a database error.
-   *
-   * @param failure the error
-   * @return {@link Verdict#STALE} or {@link Verdict#NOT_REGISTERED} for the fence's refusal, {@link
-   *     Verdict#OTHER} for anything else
-   */
-  public static Verdict ofError(SQLException failure) {
-    if (failure instanceof StaleTokenException stale) {
-      return stale.reason() == StaleTokenException.Reason.NOT_REGISTERED
-          ? Verdict.NOT_REGISTERED
-          : Verdict.STALE;
-    }
-    return serverError(failure, FenceSchema.SQLSTATE_STALE_TOKEN)
-        .map(
-            error ->
-                error.figures().isPresent()
-                        && error.figures().get().current() < error.figures().get().attempted()
-                    ? Verdict.NOT_REGISTERED
-                    : Verdict.STALE)
-        .orElse(Verdict.OTHER);
   }
 
   /**
