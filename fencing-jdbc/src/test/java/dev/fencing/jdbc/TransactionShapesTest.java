@@ -253,4 +253,42 @@ class TransactionShapesTest {
         });
     assertThat(fx.ownerOf(id)).isNotEqualTo("stale");
   }
+
+  @ParameterizedTest
+  @EnumSource(HiddenEnd.class)
+  void triggerModeCarriesTheRegistrationIntoTheNextTransactionWhateverEndedThePreviousOne(
+      HiddenEnd shape) throws Exception {
+    long id = 300 + 10L * shape.ordinal();
+    Lease holder = registeredHolder();
+    Fencing.run(
+        holder,
+        () -> {
+          try (Connection c = fx.triggerDb.getConnection()) {
+            c.setAutoCommit(false);
+            shape.begin(c);
+            plainAudit(c, id);
+            shape.end(c);
+            plainAudit(c, id + 1); // the current holder's write: never refused
+            c.commit();
+            c.setAutoCommit(true);
+          }
+        });
+    assertThat(
+            fx.queryLong(
+                "SELECT count(*) FROM "
+                    + fx.table("audited")
+                    + " WHERE id = "
+                    + (id + 1)
+                    + " AND fence_token = "
+                    + holder.token().value()))
+        .isEqualTo(1);
+  }
+
+  private static void plainAudit(Connection c, long id) throws SQLException {
+    try (PreparedStatement insert =
+        c.prepareStatement("INSERT INTO " + fx.table("audited") + " (id, note) VALUES (?, 'x')")) {
+      insert.setLong(1, id);
+      assertThat(insert.executeUpdate()).isEqualTo(1);
+    }
+  }
 }
