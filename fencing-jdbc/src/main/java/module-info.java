@@ -7,6 +7,7 @@ module dev.fencing.jdbc {
   requires transitive java.sql;
   requires dev.fencing.schema;
   requires static transitive org.jooq;
+  requires static org.postgresql.jdbc;
   requires org.slf4j;
 
   exports dev.fencing.jdbc;

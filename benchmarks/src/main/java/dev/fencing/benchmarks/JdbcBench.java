@@ -159,7 +159,7 @@ final class JdbcBench {
     // The SQL GuardedStatements.update prepares, run on a pool connection without the library's
     // proxies: separates what the statement costs in PostgreSQL from what the wrapper costs.
     FenceSql.Bound fenceSql = new FenceSql(env.fenceSchema).bind(lease);
-    String rawGuardedSql = fenceSql.update(accounts, "balance = balance + ?", "id = ?").fused();
+    String rawGuardedSql = fenceSql.update(accounts, "balance = balance + ?", "id = ?").sql();
     long token = lease.token().value();
     List<Harness.Variant> variants =
         List.of(
@@ -264,8 +264,7 @@ final class JdbcBench {
                     settings.setString(3, lease.leaseId());
                     settings.execute();
                   }
-                  try (PreparedStatement verify =
-                      c.prepareStatement(fenceSql.verifyForTransaction())) {
+                  try (PreparedStatement verify = c.prepareStatement(fenceSql.verify())) {
                     verify.execute();
                   }
                   try (PreparedStatement s = c.prepareStatement(rawGuardedSql)) {

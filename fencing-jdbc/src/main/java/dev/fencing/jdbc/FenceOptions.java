@@ -16,8 +16,9 @@ import java.util.Objects;
  * @param registrationTimeout give up registering after this long in total; at least 1 ms
  * @param triggerMode whether fenced connections carry the registration as settings for the
  *     enforcement trigger installed by the {@code migrations} module; needed when fenced tables
- *     have the trigger, and costs one round trip per transaction (or two per connection in
- *     auto-commit mode), never one per statement
+ *     have the trigger, and costs one round trip per transaction (in auto-commit mode each
+ *     statement runs in a transaction of its own: two extra round trips per statement); the
+ *     settings are transaction-local, so they never outlive the transaction
  * @param endStaleBlockers whether a registration that has waited one lease time (the registering
  *     lease's) for the fence row ends, with {@code pg_terminate_backend}, the sessions that still
  *     lock the row for an older registration (a holder frozen in a long statement, or whose client

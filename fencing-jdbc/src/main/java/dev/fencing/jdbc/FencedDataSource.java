@@ -2,17 +2,14 @@ package dev.fencing.jdbc;
 
 import dev.fencing.core.Lease;
 import dev.fencing.jdbc.internal.FenceSql;
-import dev.fencing.jdbc.internal.FencedProxies;
+import dev.fencing.jdbc.internal.FencedConnection;
+import dev.fencing.jdbc.internal.PlainSqlPolicy;
 import java.io.PrintWriter;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
-import java.util.Collections;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.WeakHashMap;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
@@ -22,18 +19,21 @@ import javax.sql.DataSource;
  *
  * <p>Inside a scope, a connection knows its lease: {@link GuardedStatements} and {@link
  * dev.fencing.jdbc.jooq.FencedDsl} write the lease's registration into the SQL they prepare, every
- * statement fails fast once the lease is known lost, and the enforcement trigger's rejection is
- * reported as {@link StaleTokenException}. The session's {@code
- * idle_in_transaction_session_timeout} is set to the lease time (once per pooled connection, and it
- * stays set on that connection afterwards), so a holder frozen inside an open transaction cannot
- * block its successor for much longer than one lease time.
+ * statement fails fast with {@link dev.fencing.core.LeaseLostException} once the lease is known
+ * lost, and the fence's refusals (guarded statements, enforcement trigger) are reported as {@link
+ * StaleTokenException}. A transaction that locks the fence row also gets the lease time as its
+ * {@code idle_in_transaction_session_timeout}, so a holder frozen inside it cannot block its
+ * successor for much longer than one lease time.
+ *
+ * <p>Everything the library sets in the database is transaction-local: a connection goes back to
+ * the pool exactly as it came out, whether the work committed, rolled back, failed, or was closed
+ * with auto-commit off.
  *
  * <p>With {@link FenceOptions#triggerMode()}, statements also carry the registration as the
- * settings {@code fencing.resource}, {@code fencing.token} and {@code fencing.lease_id} that the
- * enforcement trigger reads: one round trip per transaction (the settings are transaction-local),
- * or, in auto-commit mode, one when the connection first executes a statement and one when it is
- * closed (session-level settings, cleared before the connection returns to the pool). Never one per
- * statement.
+ * transaction-local settings {@code fencing.resource}, {@code fencing.token} and {@code
+ * fencing.lease_id} that the enforcement trigger reads: one extra round trip per transaction. In
+ * auto-commit mode each statement runs in a transaction of its own (settings, statement, commit:
+ * two extra round trips per statement).
  *
  * <p>Outside a scope, connections are handed out unchanged. Connections must not be shared between
  * threads or kept past the scope. Session-pooling proxies in transaction mode (such as PgBouncer)
@@ -41,15 +41,11 @@ import javax.sql.DataSource;
  */
 public final class FencedDataSource implements DataSource {
 
-  private static final String IDLE_TIMEOUT =
-      "SELECT set_config('idle_in_transaction_session_timeout', ?, false)";
-
   private final DataSource delegate;
   private final FenceOptions options;
   private final FenceSql sql;
   private final ResourceFence fence;
-  private final Map<Connection, Long> idleTimeoutByConnection =
-      Collections.synchronizedMap(new WeakHashMap<>());
+  private final PlainSqlPolicy plainSql = PlainSqlPolicy.UNCHANGED;
   private volatile LeaseSql lastLease;
 
   private FencedDataSource(DataSource delegate, FenceOptions options) {
@@ -91,7 +87,8 @@ public final class FencedDataSource implements DataSource {
   /**
    * Returns a connection; inside a scope, one fenced by the scope's lease.
    *
-   * @throws StaleTokenException if the scope's lease is already known lost (no connection is taken)
+   * @throws dev.fencing.core.LeaseLostException if the scope's lease is already known lost (no
+   *     connection is taken)
    * @throws SQLException if the wrapped data source or the database failed
    */
   @Override
@@ -100,14 +97,15 @@ public final class FencedDataSource implements DataSource {
     if (lease.isEmpty()) {
       return delegate.getConnection();
     }
-    FencedProxies.requireHeld(lease.get());
+    lease.get().checkHeld();
     return fenced(delegate.getConnection(), lease.get());
   }
 
   /**
    * Returns a connection for the given user; inside a scope, one fenced by the scope's lease.
    *
-   * @throws StaleTokenException if the scope's lease is already known lost (no connection is taken)
+   * @throws dev.fencing.core.LeaseLostException if the scope's lease is already known lost (no
+   *     connection is taken)
    * @throws SQLException if the wrapped data source or the database failed
    */
   @Override
@@ -116,15 +114,15 @@ public final class FencedDataSource implements DataSource {
     if (lease.isEmpty()) {
       return delegate.getConnection(username, password);
     }
-    FencedProxies.requireHeld(lease.get());
+    lease.get().checkHeld();
     return fenced(delegate.getConnection(username, password), lease.get());
   }
 
   private Connection fenced(Connection connection, Lease lease) throws SQLException {
     try {
-      boundIdleTransactions(connection, lease.leaseTime().toMillis());
-      return FencedProxies.wrap(connection, lease, sql, boundSql(lease), options.triggerMode());
-    } catch (SQLException | RuntimeException e) {
+      return FencedConnection.wrap(
+          connection, lease, sql, boundSql(lease), options.triggerMode(), plainSql);
+    } catch (RuntimeException e) {
       try {
         connection.close();
       } catch (SQLException closing) {
@@ -142,32 +140,6 @@ public final class FencedDataSource implements DataSource {
     FenceSql.Bound bound = sql.bind(lease);
     lastLease = new LeaseSql(lease, bound);
     return bound;
-  }
-
-  private void boundIdleTransactions(Connection connection, long leaseMillis) throws SQLException {
-    Connection physical = physical(connection);
-    Long current = idleTimeoutByConnection.get(physical);
-    if (current != null && current == leaseMillis) {
-      return;
-    }
-    try (PreparedStatement timeout = connection.prepareStatement(IDLE_TIMEOUT)) {
-      timeout.setString(1, leaseMillis + "ms");
-      timeout.execute();
-    }
-    if (!connection.getAutoCommit()) {
-      connection.commit();
-    }
-    idleTimeoutByConnection.put(physical, leaseMillis);
-  }
-
-  private static Connection physical(Connection connection) {
-    try {
-      return connection.isWrapperFor(Connection.class)
-          ? connection.unwrap(Connection.class)
-          : connection;
-    } catch (SQLException e) {
-      return connection;
-    }
   }
 
   private record LeaseSql(Lease lease, FenceSql.Bound sql) {}

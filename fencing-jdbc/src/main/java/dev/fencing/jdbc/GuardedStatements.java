@@ -1,7 +1,6 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.jdbc.internal.FencedConnection;
-import dev.fencing.jdbc.internal.FencedProxies;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -24,14 +23,20 @@ import java.util.Objects;
  * <p>The row guard sets {@code fence_token} to the writer's token and requires the stored one to be
  * no higher; the resource fence requires the fence to name the writer's registration and locks its
  * row {@code FOR SHARE} until commit, in the same statement (no extra round trip). A write that
- * affects no row is classified with one read: {@link StaleTokenException} if the fence moved on,
- * else it returns 0 (no such row). A JDBC batch ({@code addBatch}/{@code executeBatch}) inside a
- * transaction checks the fence once per transaction, not once per row.
+ * affects no row is classified with one read: {@link StaleTokenException} if the fence moved on or
+ * the lease was never registered, else it returns 0 (no such row). Every row of a JDBC batch
+ * ({@code addBatch}/{@code executeBatch}) carries the same predicate; inside a transaction the
+ * fence row is locked once before the batch and the rows then take the predicate's cheap branch (a
+ * marker that only that lock sets, and only for that transaction), so the fence is looked up once
+ * per transaction, not once per row.
  *
  * <p>The connection must come from a {@link FencedDataSource} inside a {@link Fencing} scope. Table
  * and column names must be plain identifiers ({@code [A-Za-z_][A-Za-z0-9_]*}, optionally {@code
  * schema.table}); they are quoted. The assignment and condition fragments are SQL you write, like
- * the text of any prepared statement: never build them from user input.
+ * the text of any prepared statement: never build them from user input. They must stay in their
+ * place: a fragment with a comment, a {@code ;} outside a literal, or a parenthesis closed before
+ * it was opened (or never closed) is refused; literals such as {@code 'a;b'}, {@code E'...'} and
+ * dollar quotes are left alone.
  */
 public final class GuardedStatements {
 
@@ -45,16 +50,18 @@ public final class GuardedStatements {
    * @param assignments the SET list, for example {@code "status = ?, paid_at = ?"}
    * @param condition the WHERE condition, for example {@code "id = ?"}
    * @return the statement
-   * @throws IllegalArgumentException if a name is not a plain identifier or a fragment is blank
+   * @throws IllegalArgumentException if a name is not a plain identifier, or a fragment is null,
+   *     blank or could escape its place (comment, {@code ;}, unbalanced parentheses)
    * @throws IllegalStateException if the connection is not fenced by a scope
-   * @throws StaleTokenException if the lease is already known lost
+   * @throws dev.fencing.core.LeaseLostException if the lease is already known lost (nothing reached
+   *     the database)
    * @throws SQLException if preparing failed
    */
   public static PreparedStatement update(
       Connection connection, String table, String assignments, String condition)
       throws SQLException {
     FencedConnection fenced = fenced(connection);
-    return FencedProxies.guarded(fenced, fenced.fenceSql().update(table, assignments, condition));
+    return fenced.prepareGuarded(fenced.guards().update(table, assignments, condition));
   }
 
   /**
@@ -64,15 +71,17 @@ public final class GuardedStatements {
    * @param table the table
    * @param condition the WHERE condition
    * @return the statement
-   * @throws IllegalArgumentException if the table name is invalid or the condition blank
+   * @throws IllegalArgumentException if the table name is invalid, or the condition is null, blank
+   *     or could escape its place
    * @throws IllegalStateException if the connection is not fenced by a scope
-   * @throws StaleTokenException if the lease is already known lost
+   * @throws dev.fencing.core.LeaseLostException if the lease is already known lost (nothing reached
+   *     the database)
    * @throws SQLException if preparing failed
    */
   public static PreparedStatement delete(Connection connection, String table, String condition)
       throws SQLException {
     FencedConnection fenced = fenced(connection);
-    return FencedProxies.guarded(fenced, fenced.fenceSql().delete(table, condition));
+    return fenced.prepareGuarded(fenced.guards().delete(table, condition));
   }
 
   /**
@@ -86,13 +95,14 @@ public final class GuardedStatements {
    * @return the statement
    * @throws IllegalArgumentException if a name is invalid or no column is given
    * @throws IllegalStateException if the connection is not fenced by a scope
-   * @throws StaleTokenException if the lease is already known lost
+   * @throws dev.fencing.core.LeaseLostException if the lease is already known lost (nothing reached
+   *     the database)
    * @throws SQLException if preparing failed
    */
   public static PreparedStatement insert(Connection connection, String table, String... columns)
       throws SQLException {
     FencedConnection fenced = fenced(connection);
-    return FencedProxies.guarded(fenced, fenced.fenceSql().insert(table, List.of(columns)));
+    return fenced.prepareGuarded(fenced.guards().insert(table, List.of(columns)));
   }
 
   /**
@@ -108,16 +118,16 @@ public final class GuardedStatements {
    * @throws IllegalArgumentException if a name is invalid, a list is empty, or a conflict column is
    *     not inserted
    * @throws IllegalStateException if the connection is not fenced by a scope
-   * @throws StaleTokenException if the lease is already known lost
+   * @throws dev.fencing.core.LeaseLostException if the lease is already known lost (nothing reached
+   *     the database)
    * @throws SQLException if preparing failed
    */
   public static PreparedStatement upsert(
       Connection connection, String table, List<String> columns, List<String> conflictColumns)
       throws SQLException {
     FencedConnection fenced = fenced(connection);
-    return FencedProxies.guarded(
-        fenced,
-        fenced.fenceSql().upsert(table, List.copyOf(columns), List.copyOf(conflictColumns)));
+    return fenced.prepareGuarded(
+        fenced.guards().upsert(table, List.copyOf(columns), List.copyOf(conflictColumns)));
   }
 
   private static FencedConnection fenced(Connection connection) throws SQLException {
@@ -128,7 +138,7 @@ public final class GuardedStatements {
               + " Fencing.run(lease, ...); this one is not fenced, so nothing was written");
     }
     FencedConnection fenced = connection.unwrap(FencedConnection.class);
-    FencedProxies.requireHeld(fenced.fencingLease());
+    fenced.lease().checkHeld();
     return fenced;
   }
 }

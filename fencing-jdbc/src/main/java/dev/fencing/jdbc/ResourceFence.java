@@ -1,6 +1,7 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.core.Lease;
+import dev.fencing.jdbc.internal.FenceClassifier;
 import dev.fencing.jdbc.internal.FenceSql;
 import dev.fencing.jdbc.internal.StaleBlockerWatch;
 import java.sql.Connection;
@@ -198,20 +199,18 @@ public final class ResourceFence {
         }
         if (!registered) {
           long current = 0;
+          String currentLease = null;
           try (PreparedStatement read = connection.prepareStatement(sql.readFence())) {
             read.setString(1, lease.resource());
             try (ResultSet row = read.executeQuery()) {
               if (row.next()) {
                 current = row.getLong(1);
-                registered =
-                    current == lease.token().value() && lease.leaseId().equals(row.getString(2));
+                currentLease = row.getString(2);
               }
             }
           }
-          if (!registered) {
-            connection.rollback();
-            throw StaleTokenException.rejected(lease.resource(), lease.token(), current);
-          }
+          // registered already by this very lease (a retry after a lost reply): not a refusal
+          FenceClassifier.requireNoSuchRow(lease, current, currentLease);
         }
         connection.commit();
       } catch (SQLException | RuntimeException e) {

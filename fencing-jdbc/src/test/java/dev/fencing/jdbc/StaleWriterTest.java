@@ -202,10 +202,10 @@ class StaleWriterTest {
     assertThat(lease.isHeld()).isFalse();
     assertThatThrownBy(
             () -> GuardedStatements.update(fenced, fx.table("accounts"), "owner = ?", "id = ?"))
-        .isInstanceOf(StaleTokenException.class)
+        .isInstanceOf(dev.fencing.core.LeaseLostException.class)
         .hasMessageContaining("no longer held");
     assertThatThrownBy(() -> fenced.prepareStatement("SELECT 1"))
-        .isInstanceOf(StaleTokenException.class);
+        .isInstanceOf(dev.fencing.core.LeaseLostException.class);
     fenced.close();
     assertThatThrownBy(() -> Fencing.run(lease, () -> {}))
         .isInstanceOf(dev.fencing.core.LeaseLostException.class);

@@ -19,6 +19,7 @@ import java.util.stream.Collectors;
 public final class FenceSql {
 
   private static final int MAX_CACHED_STATEMENTS = 256;
+  private static final String GUARD_VERIFIED = "fencing.guard_verified";
   private static final Pattern LEASE_ID = Pattern.compile("[A-Za-z0-9_-]{1,128}");
 
   private final String fenceTable;
@@ -52,11 +53,15 @@ public final class FenceSql {
   }
 
   /**
-   * A guarded statement in two forms: {@code fused}, which checks the fence itself (one statement,
-   * no extra round trip), and {@code batched}, with the row guard only, for JDBC batches inside a
-   * transaction whose fence row was locked once beforehand.
+   * A guarded statement in two forms, both enforced by the database.
+   *
+   * @param sql the row guard and the fence predicate ({@link Bound#fenceHeld()}): for single
+   *     executions and auto-commit batches
+   * @param batched the row guard and the transaction's verified marker only ({@link
+   *     Bound#markedVerified()}): for the rows of a batch inside a transaction, run right after
+   *     {@link Bound#verify()} in that transaction; without the marker a row writes nothing
    */
-  public record Guarded(String fused, String batched) {}
+  public record Guarded(String sql, String batched) {}
 
   /** Guarded statements for one registration, which is written into them as literals. */
   public final class Bound {
@@ -65,8 +70,10 @@ public final class FenceSql {
     private final String stamp;
     private final String rowGuard;
     private final String fenceHeld;
+    private final String markedVerified;
     private final String resourceLiteral;
-    private final String verifyForTransaction;
+    private final String verify;
+    private final String idleTimeout;
 
     private Bound(Lease lease) {
       String resource = ResourceNames.validate(lease.resource());
@@ -95,50 +102,97 @@ public final class FenceSql {
               + " <> "
               + resourceLiteral
               + ")";
-      String key = "'" + resource + "/" + token + "/" + leaseId + "'";
-      String registration =
-          " FROM "
-              + fenceTable
-              + " f WHERE f.resource = '"
+      this.idleTimeout = Math.max(1, lease.leaseTime().toMillis()) + "ms";
+      String boundIdle =
+          "set_config('idle_in_transaction_session_timeout', '" + idleTimeout + "', true)";
+      // The marker names this transaction and this registration: a value left by another
+      // transaction, or one for another token or lease, never matches.
+      String marker =
+          "pg_catalog.pg_current_xact_id()::text || '|"
               + resource
-              + "' AND f.token = "
+              + "/"
               + token
-              + " AND f.lease_id = '"
+              + "/"
               + leaseId
-              + "' FOR SHARE OF f";
+              + "'";
+      String names = " AND f.token = " + token + " AND f.lease_id = '" + leaseId + "'";
+      this.markedVerified =
+          "coalesce(pg_catalog.current_setting('"
+              + GUARD_VERIFIED
+              + "', true) = "
+              + marker
+              + ", false)";
       this.fenceHeld =
-          "(coalesce(current_setting('fencing.guard_verified', true) = "
-              + key
-              + ", false) OR EXISTS (SELECT 1"
-              + registration
-              + "))";
-      this.verifyForTransaction =
-          "SELECT set_config('fencing.guard_verified', " + key + ", true)" + registration;
+          "("
+              + markedVerified
+              + " OR EXISTS (SELECT 1 FROM "
+              + fenceTable
+              + " f WHERE f.resource = "
+              + resourceLiteral
+              + names
+              + " AND "
+              + boundIdle
+              + " IS NOT NULL FOR SHARE OF f))";
+      // Locks first (the materialized CTE), then compares the locked, rechecked row: the marker is
+      // set only while this transaction holds the fence row that names this registration.
+      this.verify =
+          "WITH locked AS MATERIALIZED (SELECT f.token, f.lease_id FROM "
+              + fenceTable
+              + " f WHERE f.resource = "
+              + resourceLiteral
+              + " FOR SHARE OF f) SELECT pg_catalog.set_config('"
+              + GUARD_VERIFIED
+              + "', "
+              + marker
+              + ", true), "
+              + boundIdle
+              + " FROM locked f WHERE true"
+              + names;
     }
 
     /**
      * The resource fence as a predicate: true only while the fence names this registration, locking
-     * the fence row {@code FOR SHARE} until commit; evaluated once per statement, and skipped after
-     * {@link #verifyForTransaction()} in the same transaction.
+     * the fence row {@code FOR SHARE} until commit (and bounding how long the transaction may then
+     * sit idle by the lease time). Evaluated once per statement; its first branch, the marker that
+     * {@link #verify()} set in this same transaction, skips the lookup.
      */
     public String fenceHeld() {
       return fenceHeld;
     }
 
-    /** Locks the fence row for the rest of the transaction if it names this registration. */
-    public String verifyForTransaction() {
-      return verifyForTransaction;
+    /**
+     * True only if {@link #verify()} marked this transaction verified for this registration: the
+     * cheap first branch of {@link #fenceHeld()}, alone.
+     */
+    public String markedVerified() {
+      return markedVerified;
+    }
+
+    /**
+     * Locks the fence row and, if the locked row names this registration, marks the transaction
+     * verified; returns one row then, none otherwise.
+     */
+    public String verify() {
+      return verify;
+    }
+
+    /** The lease time as {@code idle_in_transaction_session_timeout}, for transaction-local use. */
+    public String idleTimeout() {
+      return idleTimeout;
     }
 
     /** A guarded UPDATE. */
     public Guarded update(String table, String assignments, String condition) {
+      SqlLexer.requireFragment("assignments", assignments);
+      SqlLexer.requireFragment("condition", condition);
       return cached(
-          List.of("update", table, assignments, condition),
+          Arrays.asList("update", table, assignments, condition),
           () -> buildUpdate(table, assignments, condition));
     }
 
     /** A guarded DELETE. */
     public Guarded delete(String table, String condition) {
+      SqlLexer.requireFragment("condition", condition);
       return cached(Arrays.asList("delete", table, condition), () -> buildDelete(table, condition));
     }
 
@@ -170,8 +224,6 @@ public final class FenceSql {
     }
 
     private Guarded buildUpdate(String table, String assignments, String condition) {
-      requireFragment("assignments", assignments);
-      requireFragment("condition", condition);
       String rowGuarded =
           "UPDATE "
               + quoteTable(table)
@@ -182,19 +234,26 @@ public final class FenceSql {
               + " WHERE ("
               + condition
               + ") AND "
-              + rowGuard;
-      return new Guarded(rowGuarded + " AND " + fenceHeld, rowGuarded);
+              + rowGuard
+              + " AND ";
+      return new Guarded(rowGuarded + fenceHeld, rowGuarded + markedVerified);
     }
 
     private Guarded buildDelete(String table, String condition) {
-      requireFragment("condition", condition);
       String rowGuarded =
-          "DELETE FROM " + quoteTable(table) + " WHERE (" + condition + ") AND " + rowGuard;
-      return new Guarded(rowGuarded + " AND " + fenceHeld, rowGuarded);
+          "DELETE FROM "
+              + quoteTable(table)
+              + " WHERE ("
+              + condition
+              + ") AND "
+              + rowGuard
+              + " AND ";
+      return new Guarded(rowGuarded + fenceHeld, rowGuarded + markedVerified);
     }
 
     private Guarded buildInsert(String table, List<String> columns) {
-      return new Guarded(insertPrefix(table, columns, true), insertPrefix(table, columns, false));
+      return new Guarded(
+          insertPrefix(table, columns, fenceHeld), insertPrefix(table, columns, markedVerified));
     }
 
     private Guarded buildUpsert(String table, List<String> columns, List<String> conflictColumns) {
@@ -221,11 +280,11 @@ public final class FenceSql {
               + " WHERE fenced_target.fence_token <= EXCLUDED.fence_token"
               + " OR fenced_target.fence_resource <> EXCLUDED.fence_resource";
       return new Guarded(
-          insertPrefix(table, columns, true) + onConflict,
-          insertPrefix(table, columns, false) + onConflict);
+          insertPrefix(table, columns, fenceHeld) + onConflict,
+          insertPrefix(table, columns, markedVerified) + onConflict);
     }
 
-    private String insertPrefix(String table, List<String> columns, boolean checkFence) {
+    private String insertPrefix(String table, List<String> columns, String fenceCheck) {
       if (columns.isEmpty()) {
         throw new IllegalArgumentException("an insert needs at least one column");
       }
@@ -241,10 +300,14 @@ public final class FenceSql {
           + quoteTable(table)
           + " AS fenced_target ("
           + columns.stream().map(FenceSql::quote).collect(Collectors.joining(", "))
-          + ", fence_token, fence_resource) "
-          + (checkFence
-              ? "SELECT " + values + ", " + token + ", " + resourceLiteral + " WHERE " + fenceHeld
-              : "VALUES (" + values + ", " + token + ", " + resourceLiteral + ")");
+          + ", fence_token, fence_resource) SELECT "
+          + values
+          + ", "
+          + token
+          + ", "
+          + resourceLiteral
+          + " WHERE "
+          + fenceCheck;
     }
   }
 
@@ -268,14 +331,5 @@ public final class FenceSql {
 
   private static String quote(String identifier) {
     return "\"" + identifier + "\"";
-  }
-
-  private static void requireFragment(String what, String fragment) {
-    if (fragment == null || fragment.isBlank()) {
-      throw new IllegalArgumentException(what + " must not be blank");
-    }
-    if (fragment.contains(";")) {
-      throw new IllegalArgumentException(what + " must be one SQL expression, without ';'");
-    }
   }
 }

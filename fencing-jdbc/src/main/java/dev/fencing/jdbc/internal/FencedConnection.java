@@ -1,14 +1,416 @@
 package dev.fencing.jdbc.internal;
 
 import dev.fencing.core.Lease;
+import dev.fencing.schema.FenceSchema;
+import java.sql.CallableStatement;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.sql.Statement;
+import java.util.function.BooleanSupplier;
 
-/** A connection handed out inside a fencing scope: it knows its lease and its fence. */
-public interface FencedConnection extends Connection {
+/**
+ * A connection handed out inside a fencing scope. It owns the state of the transaction it is in: in
+ * trigger mode, whether the registration was already given to the enforcement trigger. Everything
+ * it sets in the database is transaction-local ({@code set_config(..., true)}), so nothing outlives
+ * the transaction, in a pool or elsewhere; in trigger mode an auto-commit statement runs in a
+ * transaction of its own so that its settings are transaction-local too.
+ *
+ * <p>No write's safety depends on that view. Every guarded statement carries a check the database
+ * enforces: the fence predicate, or, for the rows of a batch inside a transaction, the marker that
+ * {@link FenceSql.Bound#verify()} set in the same transaction right before the batch, after locking
+ * the fence row. The view only saves the trigger settings' round trip; when it is wrong (the
+ * transaction was ended or rewound behind the wrapper's back), a strict trigger refuses the write.
+ * With pgjdbc, the view also follows the server's own report of whether a transaction is open.
+ */
+public final class FencedConnection extends ForwardingConnection {
+
+  private static final String TRIGGER_SETTINGS =
+      "SELECT set_config('"
+          + FenceSchema.SETTING_RESOURCE
+          + "', ?, true), set_config('"
+          + FenceSchema.SETTING_TOKEN
+          + "', ?, true), set_config('"
+          + FenceSchema.SETTING_LEASE_ID
+          + "', ?, true), set_config('idle_in_transaction_session_timeout', ?, true)";
+
+  private final Lease lease;
+  private final FenceSql fence;
+  private final FenceSql.Bound guards;
+  private final boolean triggerMode;
+  private final PlainSqlPolicy plainSql;
+  private final BooleanSupplier serverIdle;
+  private boolean settingsInTransaction;
+
+  private FencedConnection(
+      Connection delegate,
+      Lease lease,
+      FenceSql fence,
+      FenceSql.Bound guards,
+      boolean triggerMode,
+      PlainSqlPolicy plainSql) {
+    super(delegate);
+    this.lease = lease;
+    this.fence = fence;
+    this.guards = guards;
+    this.triggerMode = triggerMode;
+    this.plainSql = plainSql;
+    this.serverIdle = PgjdbcTransactions.idleProbe(delegate);
+  }
+
+  /**
+   * Wraps a connection of a fencing scope.
+   *
+   * @param delegate the pooled connection
+   * @param lease the scope's lease
+   * @param fence the fence's SQL
+   * @param guards the guarded SQL of {@code lease}
+   * @param triggerMode whether statements carry the registration for the enforcement trigger
+   * @param plainSql what happens to plain SQL sent through this connection
+   * @return the fenced connection
+   */
+  public static FencedConnection wrap(
+      Connection delegate,
+      Lease lease,
+      FenceSql fence,
+      FenceSql.Bound guards,
+      boolean triggerMode,
+      PlainSqlPolicy plainSql) {
+    return new FencedConnection(delegate, lease, fence, guards, triggerMode, plainSql);
+  }
 
   /** Returns the lease of the scope the connection was taken in. */
-  Lease fencingLease();
+  public Lease lease() {
+    return lease;
+  }
 
   /** Returns the guarded SQL of this connection's lease. */
-  FenceSql.Bound fenceSql();
+  public FenceSql.Bound guards() {
+    return guards;
+  }
+
+  /** Returns whether statements carry the registration for the enforcement trigger. */
+  public boolean triggerMode() {
+    return triggerMode;
+  }
+
+  /**
+   * Prepares a guarded statement.
+   *
+   * @param sql the guarded SQL
+   * @return the statement
+   * @throws dev.fencing.core.LeaseLostException if the lease is known lost
+   * @throws SQLException if preparing failed
+   */
+  public PreparedStatement prepareGuarded(FenceSql.Guarded sql) throws SQLException {
+    lease.checkHeld();
+    return new GuardedPreparedStatement(this, delegate.prepareStatement(sql.sql()), sql);
+  }
+
+  /** Prepares library SQL on the wrapped connection, past the plain SQL policy. */
+  PreparedStatement prepareUnrouted(String sql) throws SQLException {
+    return delegate.prepareStatement(sql);
+  }
+
+  String routePlainSql(String sql) throws SQLException {
+    if (SqlLexer.mayControlTransaction(sql)) {
+      transactionMayHaveChanged();
+    }
+    return plainSql.route(sql, this);
+  }
+
+  /** Forgets what this connection knew about its transaction. */
+  void transactionMayHaveChanged() {
+    settingsInTransaction = false;
+  }
+
+  /**
+   * Runs one statement execution: refuses it if the lease is known lost, makes the registration
+   * visible to the trigger in trigger mode, and translates the fence's refusals.
+   */
+  <T> T execute(SqlCall<T> call) throws SQLException {
+    lease.checkHeld();
+    if (delegate.getAutoCommit()) {
+      return triggerMode ? inOwnTransaction(call) : translated(call);
+    }
+    joinTransaction();
+    return translated(call);
+  }
+
+  /**
+   * Right before a batch inside a transaction, in that transaction: locks the fence row and marks
+   * the transaction verified, so that the batch's rows (which check the marker only) may write.
+   * Refuses the batch if the fence does not name this lease.
+   */
+  void verifyBatch() throws SQLException {
+    boolean verified;
+    try (PreparedStatement verify = delegate.prepareStatement(guards.verify());
+        ResultSet row = verify.executeQuery()) {
+      verified = row.next();
+    }
+    if (!verified) {
+      classifyNoRows();
+      throw new SQLException(
+          "the fence row of \""
+              + lease.resource()
+              + "\" could not be locked for this batch; nothing was written");
+    }
+  }
+
+  /**
+   * A guarded write affected no row: throws if the fence does not name this lease (stale, or never
+   * registered), else returns (no such row).
+   */
+  void classifyNoRows() throws SQLException {
+    try (PreparedStatement read = delegate.prepareStatement(fence.readFence())) {
+      read.setString(1, lease.resource());
+      try (ResultSet row = read.executeQuery()) {
+        long current = 0;
+        String leaseId = null;
+        if (row.next()) {
+          current = row.getLong(1);
+          leaseId = row.getString(2);
+        }
+        FenceClassifier.requireNoSuchRow(lease, current, leaseId);
+      }
+    }
+  }
+
+  private void joinTransaction() throws SQLException {
+    if (serverIdle.getAsBoolean()) {
+      transactionMayHaveChanged();
+    }
+    if (triggerMode && !settingsInTransaction) {
+      carrySettings();
+      settingsInTransaction = true;
+    }
+  }
+
+  private void carrySettings() throws SQLException {
+    try (PreparedStatement settings = delegate.prepareStatement(TRIGGER_SETTINGS)) {
+      settings.setString(1, lease.resource());
+      settings.setString(2, Long.toString(lease.token().value()));
+      settings.setString(3, lease.leaseId());
+      settings.setString(4, guards.idleTimeout());
+      settings.execute();
+    }
+  }
+
+  /**
+   * Trigger mode in auto-commit: the statement runs in a transaction of its own, whose
+   * transaction-local settings end with it.
+   */
+  private <T> T inOwnTransaction(SqlCall<T> call) throws SQLException {
+    delegate.setAutoCommit(false);
+    try {
+      carrySettings();
+      T result = translated(call);
+      delegate.commit();
+      return result;
+    } catch (SQLException | RuntimeException e) {
+      try {
+        delegate.rollback();
+      } catch (SQLException rollback) {
+        e.addSuppressed(rollback);
+      }
+      throw e;
+    } finally {
+      delegate.setAutoCommit(true);
+    }
+  }
+
+  private <T> T translated(SqlCall<T> call) throws SQLException {
+    try {
+      return call.call();
+    } catch (SQLException e) {
+      throw FenceClassifier.translate(e, lease, triggerMode);
+    }
+  }
+
+  @Override
+  public Statement createStatement() throws SQLException {
+    lease.checkHeld();
+    return new FencedStatement<>(this, delegate.createStatement(), false);
+  }
+
+  @Override
+  public Statement createStatement(int resultSetType, int resultSetConcurrency)
+      throws SQLException {
+    lease.checkHeld();
+    return new FencedStatement<>(
+        this, delegate.createStatement(resultSetType, resultSetConcurrency), false);
+  }
+
+  @Override
+  public Statement createStatement(
+      int resultSetType, int resultSetConcurrency, int resultSetHoldability) throws SQLException {
+    lease.checkHeld();
+    return new FencedStatement<>(
+        this,
+        delegate.createStatement(resultSetType, resultSetConcurrency, resultSetHoldability),
+        false);
+  }
+
+  @Override
+  public PreparedStatement prepareStatement(String sql) throws SQLException {
+    lease.checkHeld();
+    return prepared(sql, delegate.prepareStatement(routePlainSql(sql)));
+  }
+
+  @Override
+  public PreparedStatement prepareStatement(String sql, int autoGeneratedKeys) throws SQLException {
+    lease.checkHeld();
+    return prepared(sql, delegate.prepareStatement(routePlainSql(sql), autoGeneratedKeys));
+  }
+
+  @Override
+  public PreparedStatement prepareStatement(String sql, int[] columnIndexes) throws SQLException {
+    lease.checkHeld();
+    return prepared(sql, delegate.prepareStatement(routePlainSql(sql), columnIndexes));
+  }
+
+  @Override
+  public PreparedStatement prepareStatement(String sql, String[] columnNames) throws SQLException {
+    lease.checkHeld();
+    return prepared(sql, delegate.prepareStatement(routePlainSql(sql), columnNames));
+  }
+
+  @Override
+  public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency)
+      throws SQLException {
+    lease.checkHeld();
+    return prepared(
+        sql, delegate.prepareStatement(routePlainSql(sql), resultSetType, resultSetConcurrency));
+  }
+
+  @Override
+  public PreparedStatement prepareStatement(
+      String sql, int resultSetType, int resultSetConcurrency, int resultSetHoldability)
+      throws SQLException {
+    lease.checkHeld();
+    return prepared(
+        sql,
+        delegate.prepareStatement(
+            routePlainSql(sql), resultSetType, resultSetConcurrency, resultSetHoldability));
+  }
+
+  private PreparedStatement prepared(String sql, PreparedStatement statement) {
+    return new FencedPreparedStatement<>(this, statement, SqlLexer.mayControlTransaction(sql));
+  }
+
+  @Override
+  public CallableStatement prepareCall(String sql) throws SQLException {
+    lease.checkHeld();
+    return new FencedCallableStatement(this, delegate.prepareCall(routePlainSql(sql)), true);
+  }
+
+  @Override
+  public CallableStatement prepareCall(String sql, int resultSetType, int resultSetConcurrency)
+      throws SQLException {
+    lease.checkHeld();
+    return new FencedCallableStatement(
+        this, delegate.prepareCall(routePlainSql(sql), resultSetType, resultSetConcurrency), true);
+  }
+
+  @Override
+  public CallableStatement prepareCall(
+      String sql, int resultSetType, int resultSetConcurrency, int resultSetHoldability)
+      throws SQLException {
+    lease.checkHeld();
+    return new FencedCallableStatement(
+        this,
+        delegate.prepareCall(
+            routePlainSql(sql), resultSetType, resultSetConcurrency, resultSetHoldability),
+        true);
+  }
+
+  @Override
+  public String nativeSQL(String sql) throws SQLException {
+    return delegate.nativeSQL(routePlainSql(sql));
+  }
+
+  @Override
+  public void commit() throws SQLException {
+    transactionMayHaveChanged();
+    delegate.commit();
+  }
+
+  @Override
+  public void rollback() throws SQLException {
+    transactionMayHaveChanged();
+    delegate.rollback();
+  }
+
+  @Override
+  public void rollback(Savepoint savepoint) throws SQLException {
+    transactionMayHaveChanged();
+    delegate.rollback(savepoint);
+  }
+
+  @Override
+  public void setAutoCommit(boolean autoCommit) throws SQLException {
+    transactionMayHaveChanged();
+    delegate.setAutoCommit(autoCommit);
+  }
+
+  @Override
+  public void close() throws SQLException {
+    transactionMayHaveChanged();
+    delegate.close();
+  }
+
+  @Override
+  public <T> T unwrap(Class<T> iface) throws SQLException {
+    return iface.isInstance(this) ? iface.cast(this) : delegate.unwrap(iface);
+  }
+
+  @Override
+  public boolean isWrapperFor(Class<?> iface) throws SQLException {
+    return iface.isInstance(this) || delegate.isWrapperFor(iface);
+  }
+
+  @Override
+  public String toString() {
+    return "FencedConnection[" + lease + ", " + delegate + "]";
+  }
+
+  /** pgjdbc's report of the server's transaction status, when the driver is pgjdbc. */
+  private static final class PgjdbcTransactions {
+    private static final boolean PRESENT = present();
+
+    static BooleanSupplier idleProbe(Connection connection) {
+      if (!PRESENT) {
+        return () -> false;
+      }
+      try {
+        return Probe.of(connection);
+      } catch (SQLException e) {
+        return () -> false;
+      }
+    }
+
+    private static boolean present() {
+      try {
+        Class.forName(
+            "org.postgresql.core.BaseConnection", false, PgjdbcTransactions.class.getClassLoader());
+        return true;
+      } catch (ClassNotFoundException | LinkageError e) {
+        return false;
+      }
+    }
+
+    /** Loaded only when pgjdbc is present. */
+    private static final class Probe {
+      static BooleanSupplier of(Connection connection) throws SQLException {
+        if (!connection.isWrapperFor(org.postgresql.core.BaseConnection.class)) {
+          return () -> false;
+        }
+        org.postgresql.core.BaseConnection pg =
+            connection.unwrap(org.postgresql.core.BaseConnection.class);
+        return () -> pg.getTransactionState() == org.postgresql.core.TransactionState.IDLE;
+      }
+    }
+  }
 }

@@ -5,6 +5,7 @@ import dev.fencing.jdbc.FenceOptions;
 import dev.fencing.jdbc.FencedDataSource;
 import dev.fencing.jdbc.Fencing;
 import dev.fencing.jdbc.StaleTokenException;
+import dev.fencing.jdbc.internal.FenceClassifier;
 import dev.fencing.jdbc.internal.FenceSql;
 import dev.fencing.schema.FenceSchema;
 import java.util.ArrayList;
@@ -60,7 +61,7 @@ public final class FencedDsl {
   public FencedDsl(FenceOptions options) {
     Objects.requireNonNull(options, "options");
     this.sql = new FenceSql(options.schema());
-    this.fenceTable = DSL.table(DSL.name(options.schema(), "fence"));
+    this.fenceTable = DSL.table(DSL.name(options.schema(), FenceSchema.FENCE_TABLE));
     this.fenceResource = DSL.field(DSL.name("resource"), SQLDataType.VARCHAR);
     this.fenceToken = DSL.field(DSL.name("token"), SQLDataType.BIGINT);
     this.fenceLease = DSL.field(DSL.name("lease_id"), SQLDataType.VARCHAR);
@@ -282,14 +283,12 @@ public final class FencedDsl {
             .from(fenceTable)
             .where(fenceResource.eq(lease.resource()))
             .fetchOne();
-    long current = fence == null ? 0 : fence.value1();
-    if (fence != null
-        && current == lease.token().value()
-        && lease.leaseId().equals(fence.value2())) {
+    try {
+      FenceClassifier.requireNoSuchRow(
+          lease, fence == null ? 0 : fence.value1(), fence == null ? null : fence.value2());
       return 0;
+    } catch (StaleTokenException stale) {
+      throw new DataAccessException(stale.getMessage(), stale);
     }
-    StaleTokenException stale =
-        StaleTokenException.rejected(lease.resource(), lease.token(), current);
-    throw new DataAccessException(stale.getMessage(), stale);
   }
 }
