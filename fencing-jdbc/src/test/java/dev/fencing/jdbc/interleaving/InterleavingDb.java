@@ -423,6 +423,7 @@ final class InterleavingDb implements AutoCloseable {
   @Override
   public void close() {
     leases.close();
+    redisson.getKeys().deleteByPattern(prefix + "*");
     pool.close();
     try {
       registrar.rollback();

@@ -42,7 +42,8 @@ import org.junit.jupiter.api.TestFactory;
  *
  * <ul>
  *   <li>{@link StatementKind}: guarded update, delete, insert, upsert, a JDBC batch, a batch then a
- *       single statement, {@code FencedDsl}, trigger-mode plain SQL;
+ *       single statement, {@code FencedDsl}, trigger-mode plain SQL on a strict and on a lenient
+ *       table;
  *   <li>{@link TransactionShape}: auto-commit, {@code commit()}, SQL-text {@code COMMIT} and {@code
  *       ROLLBACK}, a savepoint rolled back (API and SQL text), continuing after a rejection,
  *       returned to the pool with auto-commit off, commit on and writes through the unwrapped
@@ -175,7 +176,8 @@ class InterleavingMatrixTest {
             + " cells, fenced and control), "
             + failed
             + " failed");
-    SUMMARY.forEach((name, result) -> lines.add(result + " | " + name));
+    SUMMARY.forEach(
+        (name, result) -> lines.add(result.substring(0, 4) + " | " + name + result.substring(4)));
     Path out = Path.of("target", "interleaving-matrix.txt");
     Files.createDirectories(out.getParent());
     Files.write(out, lines);
@@ -205,7 +207,7 @@ class InterleavingMatrixTest {
     Session current;
     try (Holders holders = db.holders()) {
       Rows rows = nextRows();
-      String table = cell.kind().triggerMode ? db.table("audited") : db.table("items");
+      String table = db.table(cell.kind().fencedTable);
       seed(cell, table, rows, holders);
       Registration registration = db.registration(holders);
       stale =
@@ -277,7 +279,7 @@ class InterleavingMatrixTest {
             + stale.outcomes()
             + "\n  current session: "
             + current.outcomes();
-    SUMMARY.put(cell.name() + " | fenced", "FAIL" + report.replace("\n", " "));
+    SUMMARY.put(cell.name() + " | fenced", "FAIL |" + report.replace("\n", " "));
     fail(cell.name() + report);
   }
 
@@ -300,7 +302,7 @@ class InterleavingMatrixTest {
       Map<Long, RowState> atRegistration = runStale(cell, stale, registration, table, rows);
       List<String> changes = changes(atRegistration, db.rows(table, rows.base(), rows.last()));
       if (changes.isEmpty()) {
-        SUMMARY.put(cell.name() + " | control", "FAIL control saw no violation");
+        SUMMARY.put(cell.name() + " | control", "FAIL | the control saw no violation");
         fail(
             cell.name()
                 + ": with fencing off, a stale write should have committed after the"

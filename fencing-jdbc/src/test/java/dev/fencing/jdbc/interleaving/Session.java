@@ -95,7 +95,7 @@ final class Session {
   }
 
   String table() {
-    return fenced() && kind.triggerMode ? db.table("audited") : db.table("items");
+    return db.table(fenced() ? kind.fencedTable : "items");
   }
 
   FencedDsl dsl() {

@@ -19,7 +19,7 @@ import org.jooq.impl.SQLDataType;
  * constant.
  */
 enum StatementKind {
-  GUARDED_UPDATE("guarded update", false, false) {
+  GUARDED_UPDATE("guarded update", "items", false) {
     @Override
     int[] fenced(Session s, Connection c, Step step, long id) throws SQLException {
       try (PreparedStatement update = GuardedStatements.update(c, s.table(), "v = ?", "id = ?")) {
@@ -29,7 +29,7 @@ enum StatementKind {
       }
     }
   },
-  GUARDED_DELETE("guarded delete", false, false) {
+  GUARDED_DELETE("guarded delete", "items", false) {
     @Override
     int[] fenced(Session s, Connection c, Step step, long id) throws SQLException {
       try (PreparedStatement delete = GuardedStatements.delete(c, s.table(), "id = ?")) {
@@ -47,7 +47,7 @@ enum StatementKind {
       }
     }
   },
-  GUARDED_INSERT("guarded insert", false, false) {
+  GUARDED_INSERT("guarded insert", "items", false) {
     @Override
     int[] fenced(Session s, Connection c, Step step, long id) throws SQLException {
       try (PreparedStatement insert = GuardedStatements.insert(c, s.table(), "id", "v")) {
@@ -67,7 +67,7 @@ enum StatementKind {
       }
     }
   },
-  GUARDED_UPSERT("guarded upsert", false, false) {
+  GUARDED_UPSERT("guarded upsert", "items", false) {
     @Override
     int[] fenced(Session s, Connection c, Step step, long id) throws SQLException {
       try (PreparedStatement upsert =
@@ -92,7 +92,7 @@ enum StatementKind {
     }
   },
   /** {@code addBatch} twice and {@code executeBatch} on one guarded update. */
-  JDBC_BATCH("JDBC batch", false, true) {
+  JDBC_BATCH("JDBC batch", "items", true) {
     @Override
     int[] fenced(Session s, Connection c, Step step, long id) throws SQLException {
       try (PreparedStatement update = GuardedStatements.update(c, s.table(), "v = ?", "id = ?")) {
@@ -112,7 +112,7 @@ enum StatementKind {
    * A DAO that writes its first items as a JDBC batch and its last one alone, in the same
    * transaction: the batch's verification state reaches the single statement.
    */
-  BATCH_THEN_SINGLE("JDBC batch, then a single guarded update", false, true) {
+  BATCH_THEN_SINGLE("JDBC batch, then a single guarded update", "items", true) {
     @Override
     int[] fenced(Session s, Connection c, Step step, long id) throws SQLException {
       return step == Step.SECOND
@@ -132,7 +132,7 @@ enum StatementKind {
       return step == Step.SECOND ? new long[] {id} : new long[] {id, id + Rows.TWIN};
     }
   },
-  FENCED_DSL("FencedDsl (jOOQ) update", false, false) {
+  FENCED_DSL("FencedDsl (jOOQ) update", "items", false) {
     @Override
     int[] fenced(Session s, Connection c, Step step, long id) {
       return new int[] {
@@ -160,7 +160,17 @@ enum StatementKind {
    * A DAO that knows nothing of fencing, on a table with the strict enforcement trigger, through a
    * data source in trigger mode.
    */
-  TRIGGER_MODE_SQL("trigger-mode plain SQL", true, false) {
+  TRIGGER_MODE_SQL("trigger-mode plain SQL (strict table)", "audited", false) {
+    @Override
+    int[] fenced(Session s, Connection c, Step step, long id) throws SQLException {
+      return GUARDED_UPDATE.plain(s, c, step, id);
+    }
+  },
+  /**
+   * The same DAO on a table whose trigger is lenient: a write that carries no token passes
+   * unchecked, so a write that lost its settings is not fenced at all.
+   */
+  TRIGGER_MODE_SQL_LENIENT("trigger-mode plain SQL (lenient table)", "lenient", false) {
     @Override
     int[] fenced(Session s, Connection c, Step step, long id) throws SQLException {
       return GUARDED_UPDATE.plain(s, c, step, id);
@@ -172,15 +182,19 @@ enum StatementKind {
 
   final String label;
 
-  /** Whether the kind writes plain SQL through a trigger-mode data source to the strict table. */
+  /** Whether the kind writes plain SQL through a trigger-mode data source to a trigger table. */
   final boolean triggerMode;
 
   /** Whether one logical write touches the row and its twin. */
   final boolean batched;
 
-  StatementKind(String label, boolean triggerMode, boolean batched) {
+  /** The table written with fencing on: {@code items}, or one with the enforcement trigger. */
+  final String fencedTable;
+
+  StatementKind(String label, String fencedTable, boolean batched) {
     this.label = label;
-    this.triggerMode = triggerMode;
+    this.fencedTable = fencedTable;
+    this.triggerMode = !fencedTable.equals("items");
     this.batched = batched;
   }
 

@@ -148,9 +148,14 @@ enum TransactionShape {
       return true;
     }
 
+    /**
+     * Plain SQL on a table with the strict trigger only: guarded statements cannot be prepared on
+     * the driver connection, and on a lenient table a write that never carried a token is let
+     * through by design (the threat model leaves {@code unwrap} out).
+     */
     @Override
     boolean appliesTo(StatementKind kind) {
-      return kind.triggerMode;
+      return kind == StatementKind.TRIGGER_MODE_SQL;
     }
 
     @Override
