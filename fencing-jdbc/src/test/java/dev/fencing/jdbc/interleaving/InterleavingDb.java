@@ -2,8 +2,11 @@ package dev.fencing.jdbc.interleaving;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.core.FencingToken;
 import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseLossListener;
 import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LossReason;
 import dev.fencing.core.RedisLeaseManager;
 import dev.fencing.core.testing.RedisServers;
 import dev.fencing.core.testing.StaleViews;
@@ -144,6 +147,60 @@ final class InterleavingDb implements AutoCloseable {
     public void close() {
       successor.close();
       stale.close();
+    }
+
+    /**
+     * A holder with the successor's token and another lease id, as when Redis handed out the same
+     * token twice (a fail-over to a replica that missed increments): only the lease id tells it
+     * from the registered successor.
+     */
+    Lease sameTokenOtherLease() {
+      Lease twin = StaleViews.believedHeld(successor);
+      return new Lease() {
+        @Override
+        public String resource() {
+          return twin.resource();
+        }
+
+        @Override
+        public FencingToken token() {
+          return twin.token();
+        }
+
+        @Override
+        public String leaseId() {
+          return "twin-" + twin.leaseId();
+        }
+
+        @Override
+        public Duration leaseTime() {
+          return twin.leaseTime();
+        }
+
+        @Override
+        public boolean isHeld() {
+          return true;
+        }
+
+        @Override
+        public void checkHeld() {}
+
+        @Override
+        public Optional<LossReason> lossReason() {
+          return Optional.empty();
+        }
+
+        @Override
+        public void onLoss(LeaseLossListener listener) {}
+
+        @Override
+        public void close() {}
+
+        @Override
+        public String toString() {
+          return "same-token twin of " + twin;
+        }
+      };
     }
   }
 

@@ -53,7 +53,9 @@ import org.junit.jupiter.api.TestFactory;
  *       committed between the writer's prime and its write;
  *   <li>{@link Isolation}: READ COMMITTED, REPEATABLE READ, SERIALIZABLE;
  *   <li>{@link Layout}: the contested rows never written by another resource, or last written by
- *       resource Y's holder with token {@value InterleavingDb#OTHER_RESOURCE_TOKEN}.
+ *       resource Y's holder with token {@value InterleavingDb#OTHER_RESOURCE_TOKEN};
+ *   <li>{@link StaleWriter}: the holder with the older token, or (registration first, READ
+ *       COMMITTED, one resource only) a holder with the successor's token and another lease id.
  * </ul>
  *
  * <p>Each cell runs twice. <b>Fenced</b>, it checks by reading the database:
@@ -120,11 +122,46 @@ class InterleavingMatrixTest {
     }
   }
 
+  /** Who the stale writer is. */
+  enum StaleWriter {
+    OLDER_TOKEN("stale holder with token t"),
+    /**
+     * The successor's token with another lease id: only the fence's lease id can stop it, and it
+     * was never registered, so it runs in the phase where the registration comes first only, at one
+     * isolation level and layout.
+     */
+    SAME_TOKEN_OTHER_LEASE("holder with token t + 1 and another lease id");
+
+    final String label;
+
+    StaleWriter(String label) {
+      this.label = label;
+    }
+
+    boolean appliesTo(Phase phase, Isolation isolation, Layout layout) {
+      return this == OLDER_TOKEN
+          || (phase == Phase.BEFORE
+              && isolation == Isolation.READ_COMMITTED
+              && layout == Layout.ONE_RESOURCE);
+    }
+  }
+
   record Cell(
-      StatementKind kind, TransactionShape shape, Phase phase, Isolation isolation, Layout layout) {
+      StatementKind kind,
+      TransactionShape shape,
+      Phase phase,
+      Isolation isolation,
+      Layout layout,
+      StaleWriter staleWriter) {
     String name() {
       return String.join(
-          " · ", kind.label, shape.label, phase.label, isolation.label, layout.label);
+          " · ",
+          kind.label,
+          shape.label,
+          phase.label,
+          isolation.label,
+          layout.label,
+          staleWriter.label);
     }
   }
 
@@ -138,7 +175,11 @@ class InterleavingMatrixTest {
         for (Phase phase : Phase.values()) {
           for (Isolation isolation : Isolation.values()) {
             for (Layout layout : Layout.values()) {
-              cells.add(new Cell(kind, shape, phase, isolation, layout));
+              for (StaleWriter stale : StaleWriter.values()) {
+                if (stale.appliesTo(phase, isolation, layout)) {
+                  cells.add(new Cell(kind, shape, phase, isolation, layout, stale));
+                }
+              }
             }
           }
         }
@@ -216,7 +257,9 @@ class InterleavingMatrixTest {
               cell.kind(),
               cell.shape(),
               cell.isolation().level,
-              holders.stale(),
+              cell.staleWriter() == StaleWriter.OLDER_TOKEN
+                  ? holders.stale()
+                  : holders.sameTokenOtherLease(),
               false,
               rows,
               registration::committed);
