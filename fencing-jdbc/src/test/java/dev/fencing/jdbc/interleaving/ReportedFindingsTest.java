@@ -235,6 +235,100 @@ class ReportedFindingsTest {
     }
   }
 
+  /*
+   * The same flag in trigger mode ("settings carried in this transaction"): after a boundary the
+   * wrapper does not see, the next statement goes out without the settings. On a lenient table the
+   * trigger then lets the stale holder's write through unchecked; on a strict table it refuses the
+   * current holder.
+   */
+
+  @ParameterizedTest(name = "after {0}")
+  @EnumSource(
+      value = HiddenBoundary.class,
+      names = {"SQL_TEXT_COMMIT", "COMMIT_ON_THE_UNWRAPPED_CONNECTION"})
+  void finding2_inTriggerModeTheStaleHoldersNextWriteOnALenientTableIsStillFenced(
+      HiddenBoundary boundary) throws Exception {
+    TriggerModeWrite second = triggerModeWriteAfter(boundary, lenient(), true, true);
+    assertThat(second.row())
+        .as("the stale holder's write on a lenient table, after the successor registered")
+        .isEqualTo(new RowState("seed", 0, null));
+    assertThat(second.rejection()).isInstanceOf(StaleTokenException.class);
+  }
+
+  @ParameterizedTest(name = "after {0}")
+  @EnumSource(
+      value = HiddenBoundary.class,
+      names = {"SQL_TEXT_COMMIT", "COMMIT_ON_THE_UNWRAPPED_CONNECTION"})
+  void finding2_control_withoutTheTriggerModeWrapperTheStaleWriteCommits(HiddenBoundary boundary)
+      throws Exception {
+    assertThat(triggerModeWriteAfter(boundary, lenient(), true, false).row().v())
+        .isEqualTo("second");
+  }
+
+  @ParameterizedTest(name = "after {0}")
+  @EnumSource(
+      value = HiddenBoundary.class,
+      names = {"SQL_TEXT_COMMIT", "COMMIT_ON_THE_UNWRAPPED_CONNECTION"})
+  void finding2_inTriggerModeTheCurrentHoldersNextWriteOnAStrictTableIsAccepted(
+      HiddenBoundary boundary) throws Exception {
+    TriggerModeWrite second = triggerModeWriteAfter(boundary, audited(), false, true);
+    assertThat(second.rejection()).as("the current holder's second write").isNull();
+    assertThat(second.row().v()).isEqualTo("second");
+  }
+
+  record TriggerModeWrite(RowState row, Throwable rejection) {}
+
+  /**
+   * A trigger-mode DAO writes, crosses {@code boundary}, and writes again in the same session, as
+   * the stale holder (the successor registers at the boundary) or as the registered successor.
+   */
+  private static TriggerModeWrite triggerModeWriteAfter(
+      HiddenBoundary boundary, String table, boolean asStaleHolder, boolean fenced)
+      throws Exception {
+    try (Holders holders = db.holders()) {
+      long first = rowIds(2);
+      long second = first + 1;
+      db.seed(table, List.of(first, second), 0, null);
+      if (!asStaleHolder) {
+        db.registration(holders).startAndCommit(table, first, second);
+      }
+      Lease writer = asStaleHolder ? holders.stale() : holders.successor();
+      Throwable rejected;
+      Connection c =
+          fenced ? Fencing.call(writer, db.triggerDb::getConnection) : db.pool.getConnection();
+      try {
+        c.setAutoCommit(false);
+        update(c, table, first, "first");
+        switch (boundary) {
+          case SQL_TEXT_COMMIT -> sql(c, "COMMIT");
+          case COMMIT_ON_THE_UNWRAPPED_CONNECTION -> driver(c).commit();
+          case ROLLBACK_TO_SAVEPOINT -> throw new IllegalArgumentException(boundary.name());
+        }
+        if (asStaleHolder) {
+          db.registration(holders).startAndCommit(table, first, second);
+        }
+        rejected = catchThrowable(() -> update(c, table, second, "second"));
+        if (rejected == null) {
+          c.commit();
+        } else {
+          c.rollback();
+        }
+      } finally {
+        c.close();
+      }
+      return new TriggerModeWrite(db.rows(table, second, second).get(second), rejected);
+    }
+  }
+
+  private static void update(Connection c, String table, long id, String v) throws SQLException {
+    try (PreparedStatement update =
+        c.prepareStatement("UPDATE " + table + " SET v = ? WHERE id = ?")) {
+      update.setString(1, v);
+      update.setLong(2, id);
+      update.executeUpdate();
+    }
+  }
+
   private static int[] batch(Connection c, boolean fenced, String value, long id)
       throws SQLException {
     try (PreparedStatement update =
@@ -281,7 +375,10 @@ class ReportedFindingsTest {
       triggerModeDaoTogglingAutoCommit(holders.stale(), id);
       db.registration(holders).startAndCommit(lenient(), id, id + 2);
 
-      rawInsert(lenient(), id + 2);
+      Throwable unscoped = catchThrowable(() -> rawInsert(lenient(), id + 2));
+      assertThat(unscoped)
+          .as("an unscoped write on a lenient table after the successor registered")
+          .isNull();
       assertThat(db.rows(lenient(), id + 2, id + 2).get(id + 2))
           .as("an unscoped write on a lenient table carries no token")
           .isEqualTo(new RowState("raw", 0, null));
