@@ -17,8 +17,10 @@ import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
@@ -502,19 +504,19 @@ class InterleavingMatrixTest {
     return changes;
   }
 
-  private static java.util.Optional<String> refusedOrDropped(String who, Outcome o) {
+  private static Optional<String> refusedOrDropped(String who, Outcome o) {
     if (o.error() != null) {
-      return java.util.Optional.of(who + o.what() + " was refused: " + Session.describe(o.error()));
+      return Optional.of(who + o.what() + " was refused: " + Session.describe(o.error()));
     }
     if (o.isWrite() && o.droppedARow()) {
-      return java.util.Optional.of(
+      return Optional.of(
           who
               + o.what()
               + " was silently dropped: returned "
               + Arrays.toString(o.counts())
               + " rows although the row exists");
     }
-    return java.util.Optional.empty();
+    return Optional.empty();
   }
 
   /** The current holder's contested rows hold what it wrote, stamped with its token. */
@@ -529,7 +531,7 @@ class InterleavingMatrixTest {
           current.outcomes().stream()
               .anyMatch(
                   o ->
-                      o.what().startsWith(step.name().toLowerCase(java.util.Locale.ROOT))
+                      o.what().startsWith(step.name().toLowerCase(Locale.ROOT))
                           && o.error() == null
                           && !o.droppedARow());
       if (!reportedOk) {
@@ -546,7 +548,7 @@ class InterleavingMatrixTest {
             || row.fenceToken() != token) {
           wrong.add(
               "the current holder's "
-                  + step.name().toLowerCase(java.util.Locale.ROOT)
+                  + step.name().toLowerCase(Locale.ROOT)
                   + " write reported success but row "
                   + target
                   + " is "

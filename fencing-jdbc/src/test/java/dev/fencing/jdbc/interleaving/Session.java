@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 import org.jooq.exception.DataAccessException;
@@ -103,7 +104,7 @@ final class Session {
   }
 
   String marker(Step step) {
-    return (current ? "current-" : "stale-") + step.name().toLowerCase(java.util.Locale.ROOT);
+    return (current ? "current-" : "stale-") + step.name().toLowerCase(Locale.ROOT);
   }
 
   Connection connection() {
@@ -168,7 +169,7 @@ final class Session {
         step != Step.PRIME
             ? rows.contested(step)
             : current ? rows.currentPrime(k) : rows.stalePrime(k);
-    String what = step.name().toLowerCase(java.util.Locale.ROOT) + " write of row " + id;
+    String what = step.name().toLowerCase(Locale.ROOT) + " write of row " + id;
     try {
       Connection c = step != Step.PRIME && shape.writesThroughDriver() ? driver() : connection;
       int[] counts =
