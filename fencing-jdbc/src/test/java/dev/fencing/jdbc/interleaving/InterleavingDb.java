@@ -6,6 +6,7 @@ import dev.fencing.core.FencingToken;
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseLossListener;
 import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LeaseRequest;
 import dev.fencing.core.LossReason;
 import dev.fencing.core.RedisLeaseManager;
 import dev.fencing.core.testing.RedisServers;
@@ -52,6 +53,9 @@ import org.redisson.client.codec.StringCodec;
  * resources.
  */
 final class InterleavingDb implements AutoCloseable {
+
+  /** Leases of the suite: two minutes, renewed, no wait. */
+  static final LeaseRequest LEASE = LeaseRequest.forLeaseTime(Duration.ofMinutes(2));
 
   static final String URL =
       System.getProperty(
@@ -113,9 +117,7 @@ final class InterleavingDb implements AutoCloseable {
     guardDb = FencedDataSource.wrap(pool, options);
     triggerDb = FencedDataSource.wrap(pool, options.withTriggerMode(true));
     redisson = RedisServers.connectShared();
-    leases =
-        RedisLeaseManager.create(
-            redisson, LeaseOptions.ofLeaseTime(Duration.ofMinutes(2)).withKeyPrefix(prefix));
+    leases = RedisLeaseManager.create(redisson, LeaseOptions.defaults().withKeyPrefix(prefix));
   }
 
   private static HikariDataSource pool(String name, int size) {
@@ -194,7 +196,13 @@ final class InterleavingDb implements AutoCloseable {
         public void onLoss(LeaseLossListener listener) {}
 
         @Override
+        public void markLost(LossReason reason) {}
+
+        @Override
         public void close() {}
+
+        @Override
+        public void release(Duration keepLockedFor) {}
 
         @Override
         public String toString() {
@@ -206,10 +214,10 @@ final class InterleavingDb implements AutoCloseable {
 
   Holders holders() {
     String resource = "r" + ++resources;
-    Lease first = leases.acquire(resource, Duration.ZERO);
+    Lease first = leases.acquire(resource, LEASE);
     registerCommitted(resource, first.token().value(), first.leaseId());
     redisson.getBucket(prefix + "{" + resource + "}:lock", StringCodec.INSTANCE).delete();
-    Lease successor = leases.acquire(resource, Duration.ZERO);
+    Lease successor = leases.acquire(resource, LEASE);
     return new Holders(resource, StaleViews.believedHeld(first), successor);
   }
 

@@ -17,7 +17,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -451,14 +450,14 @@ class ReportedFindingsTest {
   @Test
   void finding12_aClientSideRejectionReportsTheTokenTheFenceActuallyHolds() throws Exception {
     String resource = "lost-" + rowIds(1);
-    Lease lost = db.leases.acquire(resource, Duration.ZERO);
+    Lease lost = db.leases.acquire(resource, InterleavingDb.LEASE);
     db.registerCommitted(resource, lost.token().value(), lost.leaseId());
     Lease successor = null;
     try {
       Connection c = Fencing.call(lost, db.guardDb::getConnection);
       try {
         lost.close();
-        successor = db.leases.acquire(resource, Duration.ZERO);
+        successor = db.leases.acquire(resource, InterleavingDb.LEASE);
         db.registerCommitted(resource, successor.token().value(), successor.leaseId());
         long fenceToken = successor.token().value();
         assertThatThrownBy(() -> GuardedStatements.update(c, items(), "v = ?", "id = ?"))
