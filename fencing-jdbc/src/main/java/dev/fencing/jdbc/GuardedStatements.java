@@ -4,6 +4,7 @@ import dev.fencing.jdbc.internal.FencedConnection;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 
@@ -102,7 +103,10 @@ public final class GuardedStatements {
   public static PreparedStatement insert(Connection connection, String table, String... columns)
       throws SQLException {
     FencedConnection fenced = fenced(connection);
-    return fenced.prepareGuarded(fenced.guards().insert(table, List.of(columns)));
+    return fenced.prepareGuarded(
+        fenced
+            .guards()
+            .insert(table, names("column", columns == null ? null : Arrays.asList(columns))));
   }
 
   /**
@@ -127,7 +131,22 @@ public final class GuardedStatements {
       throws SQLException {
     FencedConnection fenced = fenced(connection);
     return fenced.prepareGuarded(
-        fenced.guards().upsert(table, List.copyOf(columns), List.copyOf(conflictColumns)));
+        fenced
+            .guards()
+            .upsert(table, names("column", columns), names("conflict column", conflictColumns)));
+  }
+
+  /** A copy of {@code names}, refusing a missing list or name with a message that names it. */
+  private static List<String> names(String what, List<String> names) {
+    if (names == null) {
+      throw new IllegalArgumentException(what + "s must not be null");
+    }
+    for (int i = 0; i < names.size(); i++) {
+      if (names.get(i) == null) {
+        throw new IllegalArgumentException(what + " " + (i + 1) + " must not be null");
+      }
+    }
+    return List.copyOf(names);
   }
 
   private static FencedConnection fenced(Connection connection) throws SQLException {

@@ -134,8 +134,10 @@ enum TransactionShape {
     }
   },
   /**
-   * Trigger mode in auto-commit: the first write goes through the fenced connection (the settings
-   * become session-level), later ones straight to the unwrapped driver connection.
+   * Trigger mode in auto-commit: the first write goes through the fenced connection, later ones
+   * straight to the unwrapped driver connection. The registration's settings are transaction-local
+   * and the wrapper never sees those writes, so they carry no lease: the strict trigger must refuse
+   * them (ZF003) for the stale and the current holder alike, and nothing may commit unfenced.
    */
   UNWRAPPED_WRITES("writes through unwrap to the driver connection", true) {
     @Override
