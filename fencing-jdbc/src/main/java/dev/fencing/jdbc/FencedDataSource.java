@@ -48,13 +48,15 @@ public final class FencedDataSource implements DataSource {
   private final FenceOptions options;
   private final FenceSql sql;
   private final ResourceFence fence;
+  private final FenceObserver observer;
   private final Map<Connection, Long> idleTimeoutByConnection =
       Collections.synchronizedMap(new WeakHashMap<>());
   private volatile LeaseSql lastLease;
 
-  private FencedDataSource(DataSource delegate, FenceOptions options) {
+  private FencedDataSource(DataSource delegate, FenceOptions options, FenceObserver observer) {
     this.delegate = delegate;
     this.options = options;
+    this.observer = observer;
     this.sql = new FenceSql(options.schema());
     this.fence = new ResourceFence(delegate, options);
   }
@@ -70,7 +72,29 @@ public final class FencedDataSource implements DataSource {
   public static FencedDataSource wrap(DataSource delegate, FenceOptions options) {
     Objects.requireNonNull(delegate, "delegate");
     Objects.requireNonNull(options, "options");
-    return new FencedDataSource(delegate, options);
+    return new FencedDataSource(delegate, options, FenceObserver.NONE);
+  }
+
+  /**
+   * Wraps a data source and reports rejected stale attempts to {@code observer}.
+   *
+   * @param delegate the data source to wrap, typically a connection pool
+   * @param options where the fence lives, and whether to carry settings for the trigger
+   * @param observer told of every stale attempt this data source rejects
+   * @return the fenced data source
+   * @throws NullPointerException if an argument is null
+   */
+  public static FencedDataSource wrap(
+      DataSource delegate, FenceOptions options, FenceObserver observer) {
+    Objects.requireNonNull(delegate, "delegate");
+    Objects.requireNonNull(options, "options");
+    Objects.requireNonNull(observer, "observer");
+    return new FencedDataSource(delegate, options, observer);
+  }
+
+  /** Returns the observer told of rejected stale attempts. */
+  public FenceObserver observer() {
+    return observer;
   }
 
   /** Returns the resource fence in the same database, for {@link FencedLeaseManager}. */
@@ -100,7 +124,7 @@ public final class FencedDataSource implements DataSource {
     if (lease.isEmpty()) {
       return delegate.getConnection();
     }
-    FencedProxies.requireHeld(lease.get());
+    requireHeld(lease.get());
     return fenced(delegate.getConnection(), lease.get());
   }
 
@@ -116,8 +140,21 @@ public final class FencedDataSource implements DataSource {
     if (lease.isEmpty()) {
       return delegate.getConnection(username, password);
     }
-    FencedProxies.requireHeld(lease.get());
+    requireHeld(lease.get());
     return fenced(delegate.getConnection(username, password), lease.get());
+  }
+
+  private void requireHeld(Lease lease) throws StaleTokenException {
+    try {
+      FencedProxies.requireHeld(lease);
+    } catch (StaleTokenException rejected) {
+      try {
+        observer.onWriteRejected(rejected);
+      } catch (RuntimeException e) {
+        rejected.addSuppressed(e);
+      }
+      throw rejected;
+    }
   }
 
   private Connection fenced(Connection connection, Lease lease) throws SQLException {
