@@ -29,8 +29,8 @@ import org.redisson.api.RedissonClient;
  *
  * <p>Tables: {@code customers(id)} (not fenced); {@code charges(customer_id, amount)} fenced and
  * enforced by the trigger (strict), so plain SQL written in the fencing scope is fenced; {@code
- * plain_charges}, the same without fencing, for the controls; {@code log(token)}, fenced, for the
- * fuzz run.
+ * plain_charges}, the same without fencing, for the controls; {@code log(token)}, fenced and
+ * enforced, for the fuzz run.
  */
 final class ShedLockFixture implements AutoCloseable {
 
@@ -73,8 +73,8 @@ final class ShedLockFixture implements AutoCloseable {
         pool,
         MigrationOptions.builder()
             .schema(fenceSchema)
-            .fence(table("log"))
             .enforce(table("charges"), EnforcementMode.STRICT)
+            .enforce(table("log"), EnforcementMode.STRICT)
             .build());
     db =
         FencedDataSource.wrap(
