@@ -6,7 +6,8 @@ import dev.fencing.core.Lease;
  * Sees what the fence does, for metrics and logs: registrations, recoveries from a lost Redis
  * counter, and stale writes rejected. All methods do nothing by default. Callbacks run on the
  * caller's thread: they must be fast, must not block, and should not throw (anything thrown is
- * logged and ignored).
+ * ignored: logged by {@link FencedLeaseManager}, added as suppressed to the rejection by {@link
+ * FencedDataSource}).
  *
  * <p>Registrations and recoveries are reported by {@link FencedLeaseManager}; rejected stale
  * attempts by {@link FencedDataSource}.

@@ -27,9 +27,10 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  *
  * <ul>
  *   <li>{@code lockAtMostFor} is the lease time. By default the lease is not renewed, so the lock
- *       ends after {@code lockAtMostFor} as with other providers; {@link
- *       FencedLockOptions#keepAlive()} renews it while the task runs instead (no {@code
- *       KeepAliveLockProvider} needed).
+ *       ends within {@code lockAtMostFor} as with other providers: a holder still running at nine
+ *       tenths of it (the lease's safety margin) considers the lock lost and frees it, and its
+ *       later writes are rejected; {@link FencedLockOptions#keepAlive()} renews it while the task
+ *       runs instead (no {@code KeepAliveLockProvider} needed).
  *   <li>{@code lockAtLeastFor} is honoured at unlock: the lock stays on the server for what is left
  *       of it ({@link Lease#release(Duration)}).
  *   <li>The task runs in the fencing scope: {@link #lock} enters a {@link Fencing} scope with the
