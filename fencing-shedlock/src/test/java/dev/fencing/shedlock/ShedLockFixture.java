@@ -30,7 +30,7 @@ import org.redisson.api.RedissonClient;
  * <p>Tables: {@code customers(id)} (not fenced); {@code charges(customer_id, amount)} fenced and
  * enforced by the trigger (strict), so plain SQL written in the fencing scope is fenced; {@code
  * plain_charges}, the same without fencing, for the controls; {@code log(token)}, fenced and
- * enforced, for the fuzz run.
+ * enforced, for the fuzz run, and {@code plain_log}, its unfenced control.
  */
 final class ShedLockFixture implements AutoCloseable {
 
@@ -63,7 +63,8 @@ final class ShedLockFixture implements AutoCloseable {
             + schema
             + ".plain_charges (id bigserial PRIMARY KEY, customer_id bigint NOT NULL,"
             + " amount bigint NOT NULL)",
-        "CREATE TABLE " + schema + ".log (id bigserial PRIMARY KEY, token bigint NOT NULL)");
+        "CREATE TABLE " + schema + ".log (id bigserial PRIMARY KEY, token bigint NOT NULL)",
+        "CREATE TABLE " + schema + ".plain_log (id bigserial PRIMARY KEY, token bigint NOT NULL)");
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(URL);
     config.setMaximumPoolSize(12);
