@@ -46,11 +46,13 @@ public final class FencedDataSource implements DataSource {
   private final FenceSql sql;
   private final ResourceFence fence;
   private final PlainSqlPolicy plainSql = PlainSqlPolicy.UNCHANGED;
+  private final FenceObserver observer;
   private volatile LeaseSql lastLease;
 
-  private FencedDataSource(DataSource delegate, FenceOptions options) {
+  private FencedDataSource(DataSource delegate, FenceOptions options, FenceObserver observer) {
     this.delegate = delegate;
     this.options = options;
+    this.observer = observer;
     this.sql = new FenceSql(options.schema());
     this.fence = new ResourceFence(delegate, options);
   }
@@ -66,7 +68,29 @@ public final class FencedDataSource implements DataSource {
   public static FencedDataSource wrap(DataSource delegate, FenceOptions options) {
     Objects.requireNonNull(delegate, "delegate");
     Objects.requireNonNull(options, "options");
-    return new FencedDataSource(delegate, options);
+    return new FencedDataSource(delegate, options, FenceObserver.NONE);
+  }
+
+  /**
+   * Wraps a data source and reports rejected stale attempts to {@code observer}.
+   *
+   * @param delegate the data source to wrap, typically a connection pool
+   * @param options where the fence lives, and whether to carry settings for the trigger
+   * @param observer told of every stale attempt this data source rejects
+   * @return the fenced data source
+   * @throws NullPointerException if an argument is null
+   */
+  public static FencedDataSource wrap(
+      DataSource delegate, FenceOptions options, FenceObserver observer) {
+    Objects.requireNonNull(delegate, "delegate");
+    Objects.requireNonNull(options, "options");
+    Objects.requireNonNull(observer, "observer");
+    return new FencedDataSource(delegate, options, observer);
+  }
+
+  /** Returns the observer told of rejected stale attempts. */
+  public FenceObserver observer() {
+    return observer;
   }
 
   /** Returns the resource fence in the same database, for {@link FencedLeaseManager}. */
@@ -121,7 +145,7 @@ public final class FencedDataSource implements DataSource {
   private Connection fenced(Connection connection, Lease lease) throws SQLException {
     try {
       return FencedConnection.wrap(
-          connection, lease, sql, boundSql(lease), options.triggerMode(), plainSql);
+          connection, lease, sql, boundSql(lease), options.triggerMode(), plainSql, observer);
     } catch (RuntimeException e) {
       try {
         connection.close();

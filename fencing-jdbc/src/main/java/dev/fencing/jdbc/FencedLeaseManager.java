@@ -37,6 +37,7 @@ public final class FencedLeaseManager implements LeaseManager {
 
   private final LeaseManager delegate;
   private final ResourceFence fence;
+  private final FenceObserver observer;
 
   /**
    * Creates the manager. It takes ownership of {@code delegate}: closing this manager closes it.
@@ -46,8 +47,22 @@ public final class FencedLeaseManager implements LeaseManager {
    * @throws NullPointerException if an argument is null
    */
   public FencedLeaseManager(LeaseManager delegate, ResourceFence fence) {
+    this(delegate, fence, FenceObserver.NONE);
+  }
+
+  /**
+   * Creates a manager that reports registrations and counter recoveries to {@code observer}. It
+   * takes ownership of {@code delegate}: closing this manager closes it.
+   *
+   * @param delegate the manager that hands out the leases, typically a {@code RedisLeaseManager}
+   * @param fence the fence to register in, typically {@link FencedDataSource#fence()}
+   * @param observer the observer of registrations and recoveries
+   * @throws NullPointerException if an argument is null
+   */
+  public FencedLeaseManager(LeaseManager delegate, ResourceFence fence, FenceObserver observer) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
     this.fence = Objects.requireNonNull(fence, "fence");
+    this.observer = Objects.requireNonNull(observer, "observer");
   }
 
   /**
@@ -120,8 +135,10 @@ public final class FencedLeaseManager implements LeaseManager {
   private Optional<Lease> registerOrRecover(Lease lease, int recoveries) {
     try {
       fence.register(lease);
+      notify(() -> observer.onRegistered(lease));
       return Optional.empty();
     } catch (StaleTokenException stale) {
+      notify(() -> observer.onRegistrationFailed(lease, stale));
       if (recoveries >= MAX_RECOVERIES || !lease.isHeld()) {
         lease.close();
         throw new FenceRegistrationException(
@@ -143,11 +160,13 @@ public final class FencedLeaseManager implements LeaseManager {
           floor);
       try {
         delegate.advanceTokenFloor(lease.resource(), FencingToken.of(floor));
+        notify(() -> observer.onCounterRecovered(lease, stale.currentToken()));
       } finally {
         lease.close(); // also when advancing failed: never leave a lease renewed with no holder
       }
       return Optional.of(lease);
     } catch (SQLException e) {
+      notify(() -> observer.onRegistrationFailed(lease, e));
       lease.close();
       throw new FenceRegistrationException(
           "registering token "
@@ -158,8 +177,17 @@ public final class FencedLeaseManager implements LeaseManager {
               + e.getMessage(),
           e);
     } catch (RuntimeException e) {
+      notify(() -> observer.onRegistrationFailed(lease, e));
       lease.close();
       throw e;
+    }
+  }
+
+  private static void notify(Runnable callback) {
+    try {
+      callback.run();
+    } catch (RuntimeException e) {
+      log.warn("fence observer failed", e);
     }
   }
 }

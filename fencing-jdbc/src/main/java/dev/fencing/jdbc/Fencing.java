@@ -108,6 +108,74 @@ public final class Fencing {
     }
   }
 
+  /**
+   * Enters a scope with {@code lease} on the calling thread, for frameworks whose lock and unlock
+   * are two calls rather than one block around the work (a ShedLock {@code LockProvider}). Prefer
+   * {@link #run} and {@link #call} in application code. The scope lasts until {@link Scope#close()}
+   * is called on the same thread; scopes must be closed innermost first.
+   *
+   * @param lease the lease whose token fences the writes
+   * @return the open scope
+   * @throws LeaseLostException if the lease is already known not to be held
+   * @throws NullPointerException if {@code lease} is null
+   */
+  public static Scope enter(Lease lease) {
+    Objects.requireNonNull(lease, "lease");
+    lease.checkHeld();
+    Scope scope = new Scope(lease, CURRENT.get(), Thread.currentThread());
+    CURRENT.set(lease);
+    return scope;
+  }
+
+  /** A scope opened by {@link #enter(Lease)}; closing it restores the enclosing scope. */
+  public static final class Scope implements AutoCloseable {
+    private final Lease lease;
+    private final Lease outer;
+    private final Thread thread;
+    private boolean closed;
+
+    private Scope(Lease lease, Lease outer, Thread thread) {
+      this.lease = lease;
+      this.outer = outer;
+      this.thread = thread;
+    }
+
+    /** Returns the lease of this scope. */
+    public Lease lease() {
+      return lease;
+    }
+
+    /**
+     * Ends the scope on this thread and restores the enclosing one. Closing twice does nothing.
+     *
+     * @throws IllegalStateException if called on another thread than the one that entered the
+     *     scope, or while an inner scope is still open
+     */
+    @Override
+    public void close() {
+      if (closed) {
+        return;
+      }
+      if (Thread.currentThread() != thread) {
+        throw new IllegalStateException(
+            "a fencing scope must be closed on the thread that entered it ("
+                + thread.getName()
+                + "), not on "
+                + Thread.currentThread().getName());
+      }
+      if (CURRENT.get() != lease) {
+        throw new IllegalStateException(
+            "an inner fencing scope is still open on this thread: close scopes innermost first");
+      }
+      closed = true;
+      if (outer == null) {
+        CURRENT.remove();
+      } else {
+        CURRENT.set(outer);
+      }
+    }
+  }
+
   /** Returns the lease of the innermost scope on this thread, or empty outside any scope. */
   public static Optional<Lease> currentLease() {
     return Optional.ofNullable(CURRENT.get());

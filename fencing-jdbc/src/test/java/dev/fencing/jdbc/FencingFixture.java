@@ -176,10 +176,16 @@ final class FencingFixture implements AutoCloseable {
 
   /** A guarded update of one account's owner, through the fenced data source in a scope. */
   int guardedSetOwner(Lease lease, long id, String owner) throws SQLException {
+    return guardedSetOwner(db, lease, id, owner);
+  }
+
+  /** The same guarded update through another fenced data source on this fixture's pool. */
+  int guardedSetOwner(FencedDataSource through, Lease lease, long id, String owner)
+      throws SQLException {
     return Fencing.call(
         lease,
         () -> {
-          try (Connection c = db.getConnection();
+          try (Connection c = through.getConnection();
               PreparedStatement update =
                   GuardedStatements.update(c, table("accounts"), "owner = ?", "id = ?")) {
             update.setString(1, owner);

@@ -1,6 +1,9 @@
 package dev.fencing.jdbc.internal;
 
 import dev.fencing.core.Lease;
+import dev.fencing.core.LossReason;
+import dev.fencing.jdbc.FenceObserver;
+import dev.fencing.jdbc.StaleTokenException;
 import dev.fencing.schema.FenceSchema;
 import java.sql.CallableStatement;
 import java.sql.Connection;
@@ -41,6 +44,7 @@ public final class FencedConnection extends ForwardingConnection {
   private final FenceSql.Bound guards;
   private final boolean triggerMode;
   private final PlainSqlPolicy plainSql;
+  private final FenceObserver observer;
   private final BooleanSupplier serverIdle;
   private boolean settingsInTransaction;
 
@@ -50,13 +54,15 @@ public final class FencedConnection extends ForwardingConnection {
       FenceSql fence,
       FenceSql.Bound guards,
       boolean triggerMode,
-      PlainSqlPolicy plainSql) {
+      PlainSqlPolicy plainSql,
+      FenceObserver observer) {
     super(delegate);
     this.lease = lease;
     this.fence = fence;
     this.guards = guards;
     this.triggerMode = triggerMode;
     this.plainSql = plainSql;
+    this.observer = observer;
     this.serverIdle = PgjdbcTransactions.idleProbe(delegate);
   }
 
@@ -77,8 +83,9 @@ public final class FencedConnection extends ForwardingConnection {
       FenceSql fence,
       FenceSql.Bound guards,
       boolean triggerMode,
-      PlainSqlPolicy plainSql) {
-    return new FencedConnection(delegate, lease, fence, guards, triggerMode, plainSql);
+      PlainSqlPolicy plainSql,
+      FenceObserver observer) {
+    return new FencedConnection(delegate, lease, fence, guards, triggerMode, plainSql, observer);
   }
 
   /** Returns the lease of the scope the connection was taken in. */
@@ -173,7 +180,11 @@ public final class FencedConnection extends ForwardingConnection {
           current = row.getLong(1);
           leaseId = row.getString(2);
         }
-        FenceClassifier.requireNoSuchRow(lease, current, leaseId);
+        try {
+          FenceClassifier.requireNoSuchRow(lease, current, leaseId);
+        } catch (StaleTokenException stale) {
+          throw reported(stale);
+        }
       }
     }
   }
@@ -225,8 +236,26 @@ public final class FencedConnection extends ForwardingConnection {
     try {
       return call.call();
     } catch (SQLException e) {
-      throw FenceClassifier.translate(e, lease, triggerMode);
+      throw reported(FenceClassifier.translate(e, lease, triggerMode));
     }
+  }
+
+  /**
+   * A refusal by the database: when a newer holder registered, the lease is marked lost at once
+   * (listeners fire now, not at the next heartbeat), and the observer hears of every stale refusal.
+   */
+  private SQLException reported(SQLException failure) {
+    if (failure instanceof StaleTokenException stale) {
+      if (stale.reason() == StaleTokenException.Reason.SUPERSEDED) {
+        lease.markLost(LossReason.SUPERSEDED);
+      }
+      try {
+        observer.onWriteRejected(stale);
+      } catch (RuntimeException e) {
+        stale.addSuppressed(e);
+      }
+    }
+    return failure;
   }
 
   @Override

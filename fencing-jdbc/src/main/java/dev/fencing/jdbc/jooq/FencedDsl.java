@@ -1,6 +1,7 @@
 package dev.fencing.jdbc.jooq;
 
 import dev.fencing.core.Lease;
+import dev.fencing.core.LossReason;
 import dev.fencing.jdbc.FenceOptions;
 import dev.fencing.jdbc.FencedDataSource;
 import dev.fencing.jdbc.Fencing;
@@ -288,6 +289,9 @@ public final class FencedDsl {
           lease, fence == null ? 0 : fence.value1(), fence == null ? null : fence.value2());
       return 0;
     } catch (StaleTokenException stale) {
+      if (stale.reason() == StaleTokenException.Reason.SUPERSEDED) {
+        lease.markLost(LossReason.SUPERSEDED);
+      }
       throw new DataAccessException(stale.getMessage(), stale);
     }
   }
