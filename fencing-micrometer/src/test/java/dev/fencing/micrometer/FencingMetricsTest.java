@@ -153,19 +153,26 @@ class FencingMetricsTest {
   }
 
   @Test
-  void shouldCountALossByReasonAndAStaleAttemptRejected() throws Exception {
+  void shouldCountALossByReasonAndAStaleWriteTheDatabaseRejected() throws Exception {
     try (App app = App.start(true)) {
-      Lease lease =
-          app.leases()
-              .acquire(
-                  "metrics-lost",
-                  LeaseRequest.forLeaseTime(Duration.ofMillis(200)).withoutRenewal());
-      try (Fencing.Scope scope = Fencing.enter(lease)) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (lease.isHeld() && System.nanoTime() < deadline) {
-          Thread.sleep(10);
-        }
-        assertThatThrownBy(() -> app.db().getConnection()).isInstanceOf(StaleTokenException.class);
+      Lease stale =
+          app.leases().acquire("metrics-lost", LeaseRequest.forLeaseTime(Duration.ofSeconds(30)));
+      redisson.getBucket(prefix + "{metrics-lost}:lock", StringCodec.INSTANCE).delete();
+      try (Lease successor =
+          app.leases().acquire("metrics-lost", LeaseRequest.forLeaseTime(Duration.ofSeconds(30)))) {
+        assertThatThrownBy(
+                () ->
+                    Fencing.run(
+                        stale,
+                        () -> {
+                          try (Connection c = app.db().getConnection();
+                              Statement s = c.createStatement()) {
+                            s.executeUpdate(
+                                "INSERT INTO " + schema + ".notes (note) VALUES ('stale')");
+                          }
+                        }))
+            .isInstanceOf(StaleTokenException.class);
+        assertThat(successor.isHeld()).isTrue();
       }
       long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
       while (app.registry().find(FencingMetrics.LOST).counter() == null
@@ -173,7 +180,7 @@ class FencingMetricsTest {
         Thread.sleep(10); // the loss is reported on the manager's event thread
       }
 
-      assertThat(app.count(FencingMetrics.LOST, "reason", "expired", "resource", "metrics-lost"))
+      assertThat(app.count(FencingMetrics.LOST, "reason", "superseded", "resource", "metrics-lost"))
           .isEqualTo(1);
       assertThat(app.count(FencingMetrics.REJECTED, "resource", "metrics-lost")).isEqualTo(1);
       assertThat(

@@ -3,6 +3,7 @@ package dev.fencing.shedlock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseLostException;
 import dev.fencing.core.LeaseManager;
 import dev.fencing.core.testing.StaleViews;
 import dev.fencing.jdbc.Fencing;
@@ -173,7 +174,7 @@ class FencedLockFuzzTest {
       try {
         write(run, lease);
         run.accepted.incrementAndGet();
-      } catch (StaleTokenException late) {
+      } catch (StaleTokenException | LeaseLostException late) {
         run.lateRejected.incrementAndGet(); // too slow even for its first write: not a fault
         return;
       }
