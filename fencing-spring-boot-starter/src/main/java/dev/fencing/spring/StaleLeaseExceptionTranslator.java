@@ -1,0 +1,63 @@
+package dev.fencing.spring;
+
+import dev.fencing.schema.FenceSchema;
+import java.sql.SQLException;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.support.PersistenceExceptionTranslator;
+import org.springframework.jdbc.support.SQLExceptionTranslator;
+
+/**
+ * Translates a stale write (SQLState {@code ZF001} anywhere in the cause chain) into {@link
+ * StaleLeaseWriteException}, and nothing else: for {@code JdbcTemplate} (as the custom translator
+ * of the auto-configured {@code SQLExceptionTranslator}) and for {@code @Repository} beans (as a
+ * {@link PersistenceExceptionTranslator}, consulted before the JPA provider's own).
+ */
+public final class StaleLeaseExceptionTranslator
+    implements SQLExceptionTranslator, PersistenceExceptionTranslator {
+
+  @Override
+  public DataAccessException translate(String task, String sql, SQLException ex) {
+    SQLException stale = findStale(ex);
+    if (stale == null) {
+      return null;
+    }
+    return new StaleLeaseWriteException(
+        task
+            + ": write rejected as stale"
+            + (sql == null ? "" : " [" + sql + "]")
+            + ": "
+            + stale.getMessage(),
+        ex);
+  }
+
+  @Override
+  public DataAccessException translateExceptionIfPossible(RuntimeException ex) {
+    if (ex instanceof StaleLeaseWriteException already) {
+      return already;
+    }
+    SQLException stale = findStale(ex);
+    if (stale == null) {
+      return null;
+    }
+    return new StaleLeaseWriteException("write rejected as stale: " + stale.getMessage(), ex);
+  }
+
+  /** Returns the first {@code ZF001} exception among causes and chained SQL exceptions. */
+  static SQLException findStale(Throwable failure) {
+    Map<Throwable, Boolean> seen = new IdentityHashMap<>();
+    for (Throwable t = failure; t != null && seen.put(t, Boolean.TRUE) == null; t = t.getCause()) {
+      if (t instanceof SQLException sql) {
+        for (SQLException s = sql;
+            s != null && (s == sql || seen.put(s, Boolean.TRUE) == null);
+            s = s.getNextException()) {
+          if (FenceSchema.SQLSTATE_STALE_TOKEN.equals(s.getSQLState())) {
+            return s;
+          }
+        }
+      }
+    }
+    return null;
+  }
+}
