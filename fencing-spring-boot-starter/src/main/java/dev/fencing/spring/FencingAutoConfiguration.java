@@ -8,6 +8,7 @@ import dev.fencing.migrations.MigrationOptions;
 import dev.fencing.spring.internal.FenceMigrationsInitializer;
 import dev.fencing.spring.internal.FencedDataSourcePostProcessor;
 import dev.fencing.spring.internal.FencedMethodInterceptor;
+import dev.fencing.spring.internal.StaleLeaseJdbcTemplatePostProcessor;
 import java.sql.SQLException;
 import javax.sql.DataSource;
 import org.redisson.api.RedissonClient;
@@ -38,8 +39,6 @@ import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
-import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
-import org.springframework.jdbc.support.SQLExceptionTranslator;
 
 /**
  * Auto-configuration of fencing for a Spring Boot application with a {@link DataSource} and a
@@ -168,19 +167,15 @@ public class FencingAutoConfiguration {
   }
 
   /**
-   * Translates stale writes for the auto-configured {@code JdbcTemplate}, and everything else as
-   * Spring does by default.
+   * Translates stale writes for every {@code JdbcTemplate} bean, in front of its own translator.
+   * (Boot 3.5's {@code JdbcTemplate} auto-configuration does not take an {@code
+   * SQLExceptionTranslator} bean, so the template itself is post-processed.)
    *
-   * @param dataSource the data source, for the error codes of its database
-   * @return the translator
+   * @return the post-processor
    */
   @Bean
-  @ConditionalOnMissingBean(SQLExceptionTranslator.class)
-  public SQLExceptionTranslator fencingSqlExceptionTranslator(DataSource dataSource) {
-    SQLErrorCodeSQLExceptionTranslator translator =
-        new SQLErrorCodeSQLExceptionTranslator(dataSource);
-    translator.setCustomTranslator(new StaleLeaseExceptionTranslator());
-    return translator;
+  static StaleLeaseJdbcTemplatePostProcessor staleLeaseJdbcTemplatePostProcessor() {
+    return new StaleLeaseJdbcTemplatePostProcessor();
   }
 
   /**

@@ -4,18 +4,44 @@ import dev.fencing.schema.FenceSchema;
 import java.sql.SQLException;
 import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.Objects;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.support.PersistenceExceptionTranslator;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 
 /**
  * Translates a stale write (SQLState {@code ZF001} anywhere in the cause chain) into {@link
- * StaleLeaseWriteException}, and nothing else: for {@code JdbcTemplate} (as the custom translator
- * of the auto-configured {@code SQLExceptionTranslator}) and for {@code @Repository} beans (as a
- * {@link PersistenceExceptionTranslator}, consulted before the JPA provider's own).
+ * StaleLeaseWriteException}, and nothing else: for {@code JdbcTemplate} (the starter puts {@link
+ * #before} in front of every {@code JdbcTemplate} bean's own translator) and for
+ * {@code @Repository} beans (as a {@link PersistenceExceptionTranslator}, consulted before the JPA
+ * provider's own).
  */
 public final class StaleLeaseExceptionTranslator
     implements SQLExceptionTranslator, PersistenceExceptionTranslator {
+
+  /**
+   * Returns a translator that translates stale writes, and everything else with {@code fallback}.
+   *
+   * @param fallback the translator for every other exception
+   * @return the combined translator
+   * @throws NullPointerException if {@code fallback} is null
+   */
+  public static SQLExceptionTranslator before(SQLExceptionTranslator fallback) {
+    Objects.requireNonNull(fallback, "fallback");
+    StaleLeaseExceptionTranslator stale = new StaleLeaseExceptionTranslator();
+    return new SQLExceptionTranslator() {
+      @Override
+      public DataAccessException translate(String task, String sql, SQLException ex) {
+        DataAccessException translated = stale.translate(task, sql, ex);
+        return translated != null ? translated : fallback.translate(task, sql, ex);
+      }
+
+      @Override
+      public String toString() {
+        return "stale writes, then " + fallback;
+      }
+    };
+  }
 
   @Override
   public DataAccessException translate(String task, String sql, SQLException ex) {
