@@ -2,6 +2,11 @@ package dev.fencing.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fencing.core.LeaseManager;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.RedisLeaseManager;
+import dev.fencing.core.testing.RedisServers;
+import dev.fencing.jdbc.StaleTokenException;
 import dev.fencing.spring.billing.BillingApp;
 import dev.fencing.spring.billing.BillingJob;
 import dev.fencing.spring.billing.ChargeHook;
@@ -88,6 +93,39 @@ class TwoContextBillingTest {
   }
 
   @Test
+  void staleInstanceThatStillBelievesItHoldsTheLeaseIsRejectedByTheDatabase() throws Exception {
+    Stall stall = new Stall();
+    RedissonClient redisson = RedisServers.connectShared();
+    try (LeaseManager believer =
+        new BelievedHeldLeaseManager(
+            RedisLeaseManager.create(redisson, LeaseOptions.defaults().withKeyPrefix(keyPrefix)))) {
+      ConfigurableApplicationContext a = start(true, stall.hook(), believer);
+      ConfigurableApplicationContext b = start(true, id -> {}, null);
+      seedCustomers();
+
+      CompletableFuture<Throwable> runA =
+          CompletableFuture.supplyAsync(
+              () -> failureOf(() -> a.getBean(BillingJob.class).billNightly()));
+      assertThat(stall.stalled.await(30, TimeUnit.SECONDS)).as("A stalled").isTrue();
+      b.getBean(BillingJob.class).billNightly();
+      stall.resume.countDown();
+      Throwable failureOfA = runA.get(30, TimeUnit.SECONDS);
+
+      System.out.println("[two-context, believed held] A failed with: " + failureOfA);
+      assertThat(failureOfA).isInstanceOf(StaleLeaseWriteException.class);
+      StaleTokenException stale =
+          ((StaleLeaseWriteException) failureOfA).staleToken().orElseThrow();
+      assertThat(stale.getMessage()).doesNotContain("before reaching the database");
+      assertThat(stale.attemptedToken()).isLessThan(stale.currentToken());
+      assertThat(chargesPerCustomer())
+          .hasSize(CUSTOMERS)
+          .allSatisfy((c, n) -> assertThat(n).isOne());
+    } finally {
+      redisson.shutdown();
+    }
+  }
+
+  @Test
   void withoutFencingTheStaleInstanceChargesAgain() throws Exception {
     Stall stall = new Stall();
     ConfigurableApplicationContext a = start(false, stall.hook());
@@ -160,11 +198,22 @@ class TwoContextBillingTest {
   }
 
   private ConfigurableApplicationContext start(boolean fencing, ChargeHook hook) {
+    return start(fencing, hook, null);
+  }
+
+  private ConfigurableApplicationContext start(
+      boolean fencing, ChargeHook hook, LeaseManager ownLeaseManager) {
     ConfigurableApplicationContext context =
         new SpringApplicationBuilder(BillingApp.class)
             .web(WebApplicationType.NONE)
             .bannerMode(Banner.Mode.OFF)
-            .initializers(c -> c.getBeanFactory().registerSingleton("chargeHook", hook))
+            .initializers(
+                c -> {
+                  c.getBeanFactory().registerSingleton("chargeHook", hook);
+                  if (ownLeaseManager != null) {
+                    c.getBeanFactory().registerSingleton("ownLeaseManager", ownLeaseManager);
+                  }
+                })
             .properties(
                 "spring.datasource.url=" + TestDatabase.URL,
                 "spring.datasource.hikari.schema=" + schema,
