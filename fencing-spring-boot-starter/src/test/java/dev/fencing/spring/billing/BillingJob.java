@@ -1,5 +1,7 @@
 package dev.fencing.spring.billing;
 
+import dev.fencing.core.FencingToken;
+import dev.fencing.jdbc.Fencing;
 import dev.fencing.spring.Fenced;
 import java.util.List;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -42,8 +44,9 @@ public class BillingJob {
       leaseTime = "${billing.lease-time}",
       maxWait = "${billing.max-wait}")
   @Transactional
-  public void billAllInOneTransaction() {
+  public FencingToken billAllInOneTransaction() {
     billNightlyUnfenced();
+    return Fencing.currentLease().orElseThrow().token();
   }
 
   private void billNightlyUnfenced() {
