@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.FencingToken;
+import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseManager;
+import dev.fencing.core.LeaseRequest;
 import dev.fencing.spring.billing.BillingApp;
 import dev.fencing.spring.billing.BillingJob;
 import dev.fencing.spring.billing.ChargeHook;
 import dev.fencing.spring.billing.WrongOrderCaller;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -86,6 +90,19 @@ class FencedAdviceTest {
                     .getBean(JdbcTemplate.class)
                     .update("INSERT INTO charges (customer_id, amount_cents) VALUES (1, 1)"))
         .hasMessageContaining("ZF003");
+  }
+
+  @Test
+  void anInstanceThatFindsTheLeaseTakenSkipsTheRun() {
+    LeaseManager leases = context.getBean(LeaseManager.class);
+    try (Lease other =
+        leases.acquire("billing-nightly", LeaseRequest.forLeaseTime(Duration.ofSeconds(30)))) {
+      context.getBean(BillingJob.class).billNightly();
+      assertThat(other.isHeld()).isTrue();
+    }
+    assertThat(charges()).isZero();
+    context.getBean(BillingJob.class).billNightly();
+    assertThat(charges()).isEqualTo(5);
   }
 
   private int charges() {
