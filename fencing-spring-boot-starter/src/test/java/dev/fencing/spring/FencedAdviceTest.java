@@ -7,6 +7,7 @@ import dev.fencing.core.FencingToken;
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseManager;
 import dev.fencing.core.LeaseRequest;
+import dev.fencing.core.LeaseUnavailableException;
 import dev.fencing.spring.billing.BillingApp;
 import dev.fencing.spring.billing.BillingJob;
 import dev.fencing.spring.billing.ChargeHook;
@@ -103,6 +104,17 @@ class FencedAdviceTest {
     assertThat(charges()).isZero();
     context.getBean(BillingJob.class).billNightly();
     assertThat(charges()).isEqualTo(5);
+  }
+
+  @Test
+  void anInstanceThatFindsTheLeaseTakenFailsWhenAskedTo() {
+    LeaseManager leases = context.getBean(LeaseManager.class);
+    try (Lease other =
+        leases.acquire("billing-nightly", LeaseRequest.forLeaseTime(Duration.ofSeconds(30)))) {
+      assertThatThrownBy(() -> context.getBean(BillingJob.class).billNightlyOrFail())
+          .isInstanceOf(LeaseUnavailableException.class);
+    }
+    assertThat(charges()).isZero();
   }
 
   private int charges() {

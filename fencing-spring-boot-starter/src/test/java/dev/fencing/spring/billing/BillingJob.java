@@ -38,6 +38,16 @@ public class BillingJob {
     }
   }
 
+  /** The same job for callers that must know when another instance holds the lease. */
+  @Fenced(
+      resource = "${billing.resource}",
+      leaseTime = "${billing.lease-time}",
+      maxWait = "${billing.max-wait}",
+      onUnavailable = Fenced.OnUnavailable.FAIL)
+  public void billNightlyOrFail() {
+    billNightlyUnfenced();
+  }
+
   /** Both annotations on one method: the fenced advice runs first, then the transaction. */
   @Fenced(
       resource = "${billing.resource}",
