@@ -1,0 +1,224 @@
+package dev.fencing.spring;
+
+import dev.fencing.core.LeaseManager;
+import dev.fencing.core.RedisLeaseManager;
+import dev.fencing.jdbc.FencedDataSource;
+import dev.fencing.jdbc.FencedLeaseManager;
+import dev.fencing.migrations.MigrationOptions;
+import dev.fencing.spring.internal.FenceMigrationsInitializer;
+import dev.fencing.spring.internal.FencedDataSourcePostProcessor;
+import dev.fencing.spring.internal.FencedMethodInterceptor;
+import dev.fencing.spring.internal.StaleLeaseJdbcTemplatePostProcessor;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+import org.redisson.api.RedissonClient;
+import org.springframework.aop.Advisor;
+import org.springframework.aop.config.AopConfigUtils;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.flyway.FlywayMigrationInitializer;
+import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotationMetadata;
+
+/**
+ * Auto-configuration of fencing for a Spring Boot application with a {@link DataSource} and a
+ * {@link RedissonClient} (or its own {@link LeaseManager}):
+ *
+ * <ul>
+ *   <li>the application's {@code DataSource} bean is wrapped, once, in a {@link FencedDataSource}
+ *       (no second data source bean);
+ *   <li>a {@link FencedLeaseManager} over a {@link RedisLeaseManager} on the application's {@code
+ *       RedissonClient}, unless the application defines a {@code LeaseManager};
+ *   <li>{@link Fenced} methods;
+ *   <li>stale writes translated into {@link StaleLeaseWriteException};
+ *   <li>the fence migrations, after the application's own Flyway migrations.
+ * </ul>
+ *
+ * <p>Switched off with {@code fencing.enabled=false}.
+ */
+@AutoConfiguration(
+    after = DataSourceAutoConfiguration.class,
+    afterName = {
+      "org.redisson.spring.starter.RedissonAutoConfigurationV2",
+      "org.redisson.spring.starter.RedissonAutoConfiguration"
+    },
+    beforeName = {
+      "org.springframework.boot.autoconfigure.jdbc.JdbcTemplateAutoConfiguration",
+      "org.springframework.boot.autoconfigure.flyway.FlywayAutoConfiguration"
+    })
+@ConditionalOnClass({DataSource.class, RedissonClient.class})
+@ConditionalOnProperty(prefix = "fencing", name = "enabled", matchIfMissing = true)
+@ConditionalOnBean(DataSource.class)
+@Conditional(FencingAutoConfiguration.OnLeaseSource.class)
+@EnableConfigurationProperties(FencingProperties.class)
+@Import(FencingAutoConfiguration.AutoProxyRegistrar.class)
+public class FencingAutoConfiguration {
+
+  /**
+   * The order of the {@link Fenced} advice: before the transaction advice (whose default order is
+   * {@link Ordered#LOWEST_PRECEDENCE}), so the lease exists before a transaction takes its
+   * connection.
+   */
+  public static final int FENCED_ADVICE_ORDER = Ordered.HIGHEST_PRECEDENCE + 100;
+
+  /** Creates the auto-configuration. */
+  public FencingAutoConfiguration() {}
+
+  /** Matches when there is something to get leases from. */
+  static final class OnLeaseSource extends AnyNestedCondition {
+    OnLeaseSource() {
+      super(ConfigurationPhase.REGISTER_BEAN);
+    }
+
+    @ConditionalOnBean(RedissonClient.class)
+    static final class RedissonPresent {}
+
+    @ConditionalOnBean(LeaseManager.class)
+    static final class LeaseManagerPresent {}
+  }
+
+  /** Makes sure advisor beans are applied, also in an application without other AOP. */
+  static final class AutoProxyRegistrar implements ImportBeanDefinitionRegistrar {
+    @Override
+    public void registerBeanDefinitions(
+        AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
+      AopConfigUtils.registerAutoProxyCreatorIfNecessary(registry);
+    }
+  }
+
+  /**
+   * Wraps the application's data source beans.
+   *
+   * @param environment the environment the {@code fencing.*} properties are read from
+   * @return the post-processor
+   */
+  @Bean
+  static FencedDataSourcePostProcessor fencedDataSourcePostProcessor(Environment environment) {
+    return new FencedDataSourcePostProcessor(
+        () ->
+            Binder.get(environment)
+                .bindOrCreate("fencing", FencingProperties.class)
+                .toFenceOptions());
+  }
+
+  /**
+   * The fenced lease manager on the application's Redisson client.
+   *
+   * @param redisson the application's client
+   * @param dataSource the application's (fenced) data source
+   * @param properties the properties
+   * @return the manager; closing it closes the Redis lease manager, not the client
+   */
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean(LeaseManager.class)
+  @ConditionalOnBean(RedissonClient.class)
+  public FencedLeaseManager fencedLeaseManager(
+      RedissonClient redisson, DataSource dataSource, FencingProperties properties) {
+    return new FencedLeaseManager(
+        RedisLeaseManager.create(redisson, properties.toLeaseOptions()),
+        fenced(dataSource).fence());
+  }
+
+  /**
+   * The advisor of {@link Fenced} methods, ordered before the transaction advice.
+   *
+   * @param leaseManager the lease manager
+   * @param dataSource the data source
+   * @param environment resolves placeholders in the annotation's attributes
+   * @return the advisor
+   */
+  @Bean
+  @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+  static Advisor fencedMethodAdvisor(
+      ObjectProvider<LeaseManager> leaseManager,
+      ObjectProvider<DataSource> dataSource,
+      Environment environment) {
+    FencedMethodInterceptor interceptor =
+        new FencedMethodInterceptor(
+            leaseManager::getObject,
+            () -> fenced(dataSource.getObject()),
+            environment,
+            FENCED_ADVICE_ORDER);
+    DefaultPointcutAdvisor advisor =
+        new DefaultPointcutAdvisor(
+            new AnnotationMatchingPointcut(null, Fenced.class, true), interceptor);
+    advisor.setOrder(FENCED_ADVICE_ORDER);
+    return advisor;
+  }
+
+  /**
+   * Translates stale writes for every {@code JdbcTemplate} bean, in front of its own translator.
+   * (Boot 3.5's {@code JdbcTemplate} auto-configuration does not take an {@code
+   * SQLExceptionTranslator} bean, so the template itself is post-processed.)
+   *
+   * @return the post-processor
+   */
+  @Bean
+  static StaleLeaseJdbcTemplatePostProcessor staleLeaseJdbcTemplatePostProcessor() {
+    return new StaleLeaseJdbcTemplatePostProcessor();
+  }
+
+  /**
+   * Translates stale writes in {@code @Repository} beans, before the JPA provider's translator.
+   *
+   * @return the translator
+   */
+  @Bean
+  @Order(Ordered.HIGHEST_PRECEDENCE)
+  public StaleLeaseExceptionTranslator staleLeaseExceptionTranslator() {
+    return new StaleLeaseExceptionTranslator();
+  }
+
+  /** The fence migrations, after the application's Flyway migrations. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnProperty(prefix = "fencing.migrations", name = "enabled", matchIfMissing = true)
+  static class Migrations {
+
+    @Bean
+    FenceMigrationsInitializer fenceMigrationsInitializer(
+        DataSource dataSource,
+        FencingProperties properties,
+        ObjectProvider<FlywayMigrationInitializer> applicationMigrations) {
+      FencingProperties.Migrations migrations = properties.getMigrations();
+      MigrationOptions.Builder options =
+          MigrationOptions.builder()
+              .schema(properties.getSchema())
+              .fence(migrations.getTables().toArray(String[]::new));
+      for (String table : migrations.getEnforce()) {
+        options.enforce(table, migrations.getEnforcementMode());
+      }
+      return new FenceMigrationsInitializer(dataSource, options.build(), applicationMigrations);
+    }
+  }
+
+  private static FencedDataSource fenced(DataSource dataSource) {
+    try {
+      return dataSource.unwrap(FencedDataSource.class);
+    } catch (SQLException e) {
+      throw new IllegalStateException(
+          "the DataSource bean is not a FencedDataSource; fencing wraps DataSource beans with a"
+              + " post-processor, so the bean must have been replaced after it ran",
+          e);
+    }
+  }
+}

@@ -1,0 +1,190 @@
+package dev.fencing.spring;
+
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.jdbc.FenceOptions;
+import dev.fencing.migrations.EnforcementMode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The {@code fencing.*} properties of the starter.
+ *
+ * <p>Invalid values are reported when the context starts, by the library's own option records.
+ */
+@ConfigurationProperties(prefix = "fencing")
+public class FencingProperties {
+
+  /** Whether the starter configures anything at all. */
+  private boolean enabled = true;
+
+  /**
+   * Schema of the fence table, the trigger functions and the fencing migrations' history table; the
+   * same for the DataSource wrapper and the migrations.
+   */
+  private String schema = FenceOptions.DEFAULT_SCHEMA;
+
+  /**
+   * Whether fenced connections carry the lease as settings for the enforcement trigger: needed for
+   * writes the library never sees (JdbcTemplate, JPA/Hibernate, Spring Data) on tables with the
+   * trigger. Unset: on exactly when {@code fencing.migrations.enforce} names a table.
+   */
+  private Boolean triggerMode;
+
+  /** Prefix of every Redis key of the lease manager. */
+  private String keyPrefix = LeaseOptions.DEFAULT_KEY_PREFIX;
+
+  /** Bound of one call to Redis (an acquire attempt, a renewal, a release). */
+  private Duration operationTimeout = LeaseOptions.DEFAULT_OPERATION_TIMEOUT;
+
+  /** Lock timeout of one registration attempt in the fence. */
+  private Duration registrationLockTimeout = FenceOptions.defaults().registrationLockTimeout();
+
+  /** Give up registering a lease in the fence after this long in total. */
+  private Duration registrationTimeout = FenceOptions.defaults().registrationTimeout();
+
+  /**
+   * Whether a registration that waited one lease time for the fence row ends the sessions that
+   * still lock it for an older registration.
+   */
+  private boolean endStaleBlockers = true;
+
+  private final Migrations migrations = new Migrations();
+
+  /** The fence migrations run after the application's own Flyway migrations. */
+  public static class Migrations {
+
+    /** Whether the starter applies the fence migrations at startup. */
+    private boolean enabled = true;
+
+    /** Tables that get the {@code fence_token} column ({@code table} or {@code schema.table}). */
+    private List<String> tables = new ArrayList<>();
+
+    /** Tables that also get the {@code fencing_enforce} trigger. */
+    private List<String> enforce = new ArrayList<>();
+
+    /** How the trigger treats a write that carries no lease. */
+    private EnforcementMode enforcementMode = EnforcementMode.STRICT;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public List<String> getTables() {
+      return tables;
+    }
+
+    public void setTables(List<String> tables) {
+      this.tables = tables;
+    }
+
+    public List<String> getEnforce() {
+      return enforce;
+    }
+
+    public void setEnforce(List<String> enforce) {
+      this.enforce = enforce;
+    }
+
+    public EnforcementMode getEnforcementMode() {
+      return enforcementMode;
+    }
+
+    public void setEnforcementMode(EnforcementMode enforcementMode) {
+      this.enforcementMode = enforcementMode;
+    }
+  }
+
+  /** Returns the fence options these properties describe. */
+  public FenceOptions toFenceOptions() {
+    return new FenceOptions(
+        schema,
+        registrationLockTimeout,
+        registrationTimeout,
+        effectiveTriggerMode(),
+        endStaleBlockers);
+  }
+
+  /** Returns the lease manager options these properties describe. */
+  public LeaseOptions toLeaseOptions() {
+    return new LeaseOptions(operationTimeout, keyPrefix);
+  }
+
+  /** Returns the trigger mode: as set, or on when some table is enforced. */
+  public boolean effectiveTriggerMode() {
+    return triggerMode != null ? triggerMode : !migrations.getEnforce().isEmpty();
+  }
+
+  public boolean isEnabled() {
+    return enabled;
+  }
+
+  public void setEnabled(boolean enabled) {
+    this.enabled = enabled;
+  }
+
+  public String getSchema() {
+    return schema;
+  }
+
+  public void setSchema(String schema) {
+    this.schema = schema;
+  }
+
+  public Boolean getTriggerMode() {
+    return triggerMode;
+  }
+
+  public void setTriggerMode(Boolean triggerMode) {
+    this.triggerMode = triggerMode;
+  }
+
+  public String getKeyPrefix() {
+    return keyPrefix;
+  }
+
+  public void setKeyPrefix(String keyPrefix) {
+    this.keyPrefix = keyPrefix;
+  }
+
+  public Duration getOperationTimeout() {
+    return operationTimeout;
+  }
+
+  public void setOperationTimeout(Duration operationTimeout) {
+    this.operationTimeout = operationTimeout;
+  }
+
+  public Duration getRegistrationLockTimeout() {
+    return registrationLockTimeout;
+  }
+
+  public void setRegistrationLockTimeout(Duration registrationLockTimeout) {
+    this.registrationLockTimeout = registrationLockTimeout;
+  }
+
+  public Duration getRegistrationTimeout() {
+    return registrationTimeout;
+  }
+
+  public void setRegistrationTimeout(Duration registrationTimeout) {
+    this.registrationTimeout = registrationTimeout;
+  }
+
+  public boolean isEndStaleBlockers() {
+    return endStaleBlockers;
+  }
+
+  public void setEndStaleBlockers(boolean endStaleBlockers) {
+    this.endStaleBlockers = endStaleBlockers;
+  }
+
+  public Migrations getMigrations() {
+    return migrations;
+  }
+}

@@ -1,0 +1,53 @@
+package dev.fencing.spring.internal;
+
+import dev.fencing.jdbc.FenceOptions;
+import dev.fencing.jdbc.FencedDataSource;
+import java.sql.SQLException;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.core.Ordered;
+
+/**
+ * Wraps each {@link DataSource} bean of the application, once, in a {@link FencedDataSource}: the
+ * bean itself is replaced, so there is no second data source, and everything that uses the bean
+ * (Flyway, the transaction manager, JdbcTemplate, pool metrics through {@code unwrap}) uses the
+ * fenced one.
+ */
+public final class FencedDataSourcePostProcessor implements BeanPostProcessor, Ordered {
+
+  private final Supplier<FenceOptions> options;
+
+  /**
+   * Creates the post-processor.
+   *
+   * @param options the fence options, read when the first data source is wrapped
+   */
+  public FencedDataSourcePostProcessor(Supplier<FenceOptions> options) {
+    this.options = options;
+  }
+
+  @Override
+  public Object postProcessAfterInitialization(Object bean, String beanName) {
+    if (bean instanceof DataSource dataSource && !isFenced(dataSource)) {
+      return FencedDataSource.wrap(dataSource, options.get());
+    }
+    return bean;
+  }
+
+  private static boolean isFenced(DataSource dataSource) {
+    if (dataSource instanceof FencedDataSource) {
+      return true;
+    }
+    try {
+      return dataSource.isWrapperFor(FencedDataSource.class);
+    } catch (SQLException e) {
+      return false;
+    }
+  }
+
+  @Override
+  public int getOrder() {
+    return Ordered.LOWEST_PRECEDENCE;
+  }
+}

@@ -1,0 +1,180 @@
+package dev.fencing.spring.internal;
+
+import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseManager;
+import dev.fencing.core.LeaseRequest;
+import dev.fencing.core.LeaseUnavailableException;
+import dev.fencing.jdbc.FencedDataSource;
+import dev.fencing.jdbc.FencedLeaseManager;
+import dev.fencing.jdbc.Fencing;
+import dev.fencing.spring.Fenced;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.env.Environment;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/** The advice of {@link Fenced}: acquire, register, run in the fencing scope, release. */
+public final class FencedMethodInterceptor implements MethodInterceptor {
+
+  private static final Logger log = LoggerFactory.getLogger(FencedMethodInterceptor.class);
+
+  private final Supplier<LeaseManager> leaseManager;
+  private final Supplier<FencedDataSource> dataSource;
+  private final Environment environment;
+  private final int order;
+  private final Map<Method, Settings> settingsByMethod = new ConcurrentHashMap<>();
+  private volatile LeaseManager fencedLeaseManager;
+
+  /**
+   * Creates the interceptor.
+   *
+   * @param leaseManager the application's lease manager, looked up at the first call
+   * @param dataSource the fenced data source, looked up at the first call
+   * @param environment resolves placeholders in the annotation's attributes
+   * @param order the order of this advice, for the fail-fast message
+   */
+  public FencedMethodInterceptor(
+      Supplier<LeaseManager> leaseManager,
+      Supplier<FencedDataSource> dataSource,
+      Environment environment,
+      int order) {
+    this.leaseManager = leaseManager;
+    this.dataSource = dataSource;
+    this.environment = environment;
+    this.order = order;
+  }
+
+  private record Settings(
+      String resource, LeaseRequest request, Fenced.OnUnavailable onUnavailable) {}
+
+  @Override
+  public Object invoke(MethodInvocation invocation) throws Throwable {
+    Method method = invocation.getMethod();
+    Class<?> targetClass =
+        invocation.getThis() == null ? method.getDeclaringClass() : invocation.getThis().getClass();
+    Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+    Settings settings = settingsByMethod.computeIfAbsent(specific, this::settings);
+    FencedDataSource fenced = dataSource.get();
+    requireNoTransaction(specific, fenced);
+    Optional<Lease> acquired = leases(fenced).tryAcquire(settings.resource(), settings.request());
+    if (acquired.isEmpty()) {
+      if (settings.onUnavailable() == Fenced.OnUnavailable.FAIL) {
+        throw new LeaseUnavailableException(settings.resource(), settings.request().maxWait());
+      }
+      log.debug(
+          "{} skipped: the lease on \"{}\" is held elsewhere",
+          describe(specific),
+          settings.resource());
+      return null;
+    }
+    try (Lease lease = acquired.get()) {
+      return Fencing.call(lease, () -> proceed(invocation));
+    } catch (ProceedFailure failure) {
+      throw failure.getCause();
+    }
+  }
+
+  private static Object proceed(MethodInvocation invocation) throws Exception {
+    try {
+      return invocation.proceed();
+    } catch (Exception | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new ProceedFailure(t);
+    }
+  }
+
+  /** Carries a throwable that is neither an exception nor an error through the scope. */
+  private static final class ProceedFailure extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    ProceedFailure(Throwable cause) {
+      super(cause);
+    }
+  }
+
+  private LeaseManager leases(FencedDataSource fenced) {
+    LeaseManager result = fencedLeaseManager;
+    if (result == null) {
+      LeaseManager manager = leaseManager.get();
+      // A user's manager that does not register its leases is wrapped; the wrapper is never
+      // closed here, so the user's manager keeps its own lifecycle.
+      result =
+          manager instanceof FencedLeaseManager
+              ? manager
+              : new FencedLeaseManager(manager, fenced.fence());
+      fencedLeaseManager = result;
+    }
+    return result;
+  }
+
+  private void requireNoTransaction(Method method, FencedDataSource fenced) {
+    boolean transaction = TransactionSynchronizationManager.isActualTransactionActive();
+    boolean boundConnection = TransactionSynchronizationManager.hasResource(fenced);
+    if (!transaction && !boundConnection) {
+      return;
+    }
+    throw new IllegalStateException(
+        "@Fenced "
+            + describe(method)
+            + " was called inside "
+            + (transaction ? "a transaction" : "a scope with a transaction-bound connection")
+            + ": its connection was taken before the lease existed and would not be fenced, so"
+            + " the method was not run. Put @Fenced outside @Transactional: call the @Fenced"
+            + " method from outside any transaction and do the transactional work in it or in"
+            + " a @Transactional method it calls. On one method both annotations work, since the"
+            + " @Fenced advice (order "
+            + order
+            + ") runs before the transaction advice, unless @EnableTransactionManagement(order ="
+            + " ...) gives the transaction advice a smaller order.");
+  }
+
+  private Settings settings(Method method) {
+    Fenced fenced = AnnotatedElementUtils.findMergedAnnotation(method, Fenced.class);
+    if (fenced == null) {
+      throw new IllegalStateException(describe(method) + " has no @Fenced annotation");
+    }
+    String resource = environment.resolveRequiredPlaceholders(fenced.resource());
+    Duration leaseTime = duration(method, "leaseTime", fenced.leaseTime());
+    Duration maxWait = duration(method, "maxWait", fenced.maxWait());
+    try {
+      LeaseRequest request = LeaseRequest.forLeaseTime(leaseTime).withMaxWait(maxWait);
+      return new Settings(
+          resource, fenced.renew() ? request : request.withoutRenewal(), fenced.onUnavailable());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException("@Fenced on " + describe(method) + ": " + e.getMessage(), e);
+    }
+  }
+
+  private Duration duration(Method method, String attribute, String value) {
+    String resolved = environment.resolveRequiredPlaceholders(value);
+    try {
+      return DurationStyle.detectAndParse(resolved);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException(
+          "@Fenced on "
+              + describe(method)
+              + ": "
+              + attribute
+              + " \""
+              + resolved
+              + "\" is not a duration (use 30s, 5m, PT30S)",
+          e);
+    }
+  }
+
+  private static String describe(Method method) {
+    return method.getDeclaringClass().getSimpleName() + "." + method.getName() + "()";
+  }
+}

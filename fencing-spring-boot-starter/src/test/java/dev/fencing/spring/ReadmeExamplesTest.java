@@ -1,0 +1,61 @@
+package dev.fencing.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.context.properties.bind.BindHandler;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+
+/**
+ * The Spring Boot section of README.md shows the job compiled in {@code readme/NightlyBilling}
+ * (between its {@code // README:} markers) and properties that bind to {@link FencingProperties}.
+ */
+class ReadmeExamplesTest {
+
+  private static final Path README = Path.of("..", "README.md");
+  private static final Path JOB =
+      Path.of("src", "test", "java", "dev", "fencing", "spring", "readme", "NightlyBilling.java");
+  private static final Path PROPERTIES =
+      Path.of("src", "test", "resources", "readme-application.properties");
+
+  @Test
+  void theReadmeShowsTheCompiledJob() throws IOException {
+    Matcher m =
+        Pattern.compile("// README:\\n(.*?)\\n\\s*// README:", Pattern.DOTALL)
+            .matcher(Files.readString(JOB));
+    assertThat(m.find()).as("markers in %s", JOB).isTrue();
+    String snippet = m.group(1).stripIndent();
+    assertThat(Files.readString(README))
+        .as("README.md contains, verbatim:%n%s", snippet)
+        .contains(snippet);
+  }
+
+  @Test
+  void theReadmeShowsPropertiesThatAllBind() throws IOException {
+    String properties = Files.readString(PROPERTIES);
+    assertThat(Files.readString(README)).contains(properties);
+    Properties parsed = new Properties();
+    parsed.load(new StringReader(properties));
+    Map<String, Object> map = new HashMap<>();
+    parsed.forEach((k, v) -> map.put((String) k, v));
+    Binder binder = new Binder(List.of(new MapConfigurationPropertySource(map)));
+    BindHandler strict = new NoUnboundElementsBindHandler(BindHandler.DEFAULT);
+    FencingProperties bound =
+        binder.bind("fencing", Bindable.of(FencingProperties.class), strict).get();
+    assertThat(bound.getMigrations().getEnforce()).containsExactly("public.charges");
+    assertThat(bound.effectiveTriggerMode()).isTrue();
+  }
+}

@@ -1,0 +1,32 @@
+package dev.fencing.spring.readme;
+
+import dev.fencing.jdbc.Fencing;
+import dev.fencing.spring.Fenced;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Component;
+
+/** The README's example job; the block between the markers is in README.md verbatim. */
+@Component
+public class NightlyBilling {
+
+  private static final Logger log = LoggerFactory.getLogger(NightlyBilling.class);
+
+  private final InvoiceService invoices;
+
+  public NightlyBilling(InvoiceService invoices) {
+    this.invoices = invoices;
+  }
+
+  // README:
+  @Scheduled(cron = "0 0 2 * * *")
+  @Fenced(resource = "billing-nightly", leaseTime = "5m", maxWait = "0s")
+  public void chargeAll() {
+    log.info("billing under token {}", Fencing.currentLease().orElseThrow().token());
+    for (long customer : invoices.dueCustomers()) {
+      invoices.charge(customer); // @Transactional + JdbcTemplate: fenced, one transaction each
+    }
+  }
+  // README:
+}
