@@ -1,0 +1,149 @@
+package dev.fencing.jdbc.internal;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.jooq.Asterisk;
+import org.jooq.Param;
+import org.jooq.QualifiedAsterisk;
+import org.jooq.QueryPart;
+import org.jooq.Row;
+import org.jooq.TableField;
+import org.jooq.impl.QOM;
+
+/**
+ * Decides whether a parsed expression is one the plain-DML rewriter may keep: column references,
+ * parameters, literals, operators and a short list of deterministic built-in functions without side
+ * effects, which jOOQ renders back to the same PostgreSQL meaning. Everything else (subqueries,
+ * unknown or volatile functions, sequence calls, quantified comparisons, ...) is reported, so the
+ * statement is refused rather than guessed at. Left out on purpose because jOOQ renders them with a
+ * different meaning: {@code ||} (rendered with a cast to varchar, which turns an array or jsonb
+ * concatenation into a string one) and {@code = ANY(?)} (rendered as {@code = ANY(ARRAY[?])}).
+ */
+final class SafeExpressions {
+
+  private record Operator(Class<?> type, Function<Object, List<?>> arguments) {}
+
+  private static final List<Operator> OPERATORS =
+      List.of(
+          op(QOM.And.class, x -> ((QOM.And) x).$args()),
+          op(QOM.Or.class, x -> ((QOM.Or) x).$args()),
+          op(QOM.Not.class, x -> ((QOM.Not) x).$args()),
+          op(QOM.Eq.class, x -> ((QOM.Eq<?>) x).$args()),
+          op(QOM.Ne.class, x -> ((QOM.Ne<?>) x).$args()),
+          op(QOM.Lt.class, x -> ((QOM.Lt<?>) x).$args()),
+          op(QOM.Le.class, x -> ((QOM.Le<?>) x).$args()),
+          op(QOM.Gt.class, x -> ((QOM.Gt<?>) x).$args()),
+          op(QOM.Ge.class, x -> ((QOM.Ge<?>) x).$args()),
+          op(QOM.IsNull.class, x -> ((QOM.IsNull) x).$args()),
+          op(QOM.IsNotNull.class, x -> ((QOM.IsNotNull) x).$args()),
+          op(QOM.IsDistinctFrom.class, x -> ((QOM.IsDistinctFrom<?>) x).$args()),
+          op(QOM.IsNotDistinctFrom.class, x -> ((QOM.IsNotDistinctFrom<?>) x).$args()),
+          op(QOM.Between.class, x -> ((QOM.Between<?>) x).$args()),
+          op(QOM.InList.class, x -> ((QOM.InList<?>) x).$args()),
+          op(QOM.NotInList.class, x -> ((QOM.NotInList<?>) x).$args()),
+          op(QOM.Like.class, x -> ((QOM.Like) x).$args()),
+          op(QOM.NotLike.class, x -> ((QOM.NotLike) x).$args()),
+          op(QOM.LikeIgnoreCase.class, x -> ((QOM.LikeIgnoreCase) x).$args()),
+          op(QOM.NotLikeIgnoreCase.class, x -> ((QOM.NotLikeIgnoreCase) x).$args()),
+          op(QOM.FieldCondition.class, x -> ((QOM.FieldCondition) x).$args()),
+          op(QOM.ConditionAsField.class, x -> ((QOM.ConditionAsField) x).$args()),
+          op(QOM.RowEq.class, x -> ((QOM.RowEq<?>) x).$args()),
+          op(QOM.RowNe.class, x -> ((QOM.RowNe<?>) x).$args()),
+          op(QOM.Add.class, x -> ((QOM.Add<?>) x).$args()),
+          op(QOM.Sub.class, x -> ((QOM.Sub<?>) x).$args()),
+          op(QOM.Mul.class, x -> ((QOM.Mul<?>) x).$args()),
+          op(QOM.Div.class, x -> ((QOM.Div<?>) x).$args()),
+          op(QOM.Neg.class, x -> ((QOM.Neg<?>) x).$args()),
+          op(QOM.Abs.class, x -> ((QOM.Abs<?>) x).$args()),
+          op(QOM.Lower.class, x -> ((QOM.Lower) x).$args()),
+          op(QOM.Upper.class, x -> ((QOM.Upper) x).$args()),
+          op(QOM.Trim.class, x -> ((QOM.Trim) x).$args()),
+          op(QOM.CharLength.class, x -> ((QOM.CharLength) x).$args()),
+          op(QOM.Coalesce.class, x -> ((QOM.Coalesce<?>) x).$args()),
+          op(QOM.Nullif.class, x -> ((QOM.Nullif<?>) x).$args()),
+          op(QOM.Greatest.class, x -> ((QOM.Greatest<?>) x).$args()),
+          op(QOM.Least.class, x -> ((QOM.Least<?>) x).$args()),
+          op(QOM.CaseSearched.class, x -> ((QOM.CaseSearched<?>) x).$args()),
+          op(QOM.CaseSimple.class, x -> ((QOM.CaseSimple<?, ?>) x).$args()),
+          op(QOM.Excluded.class, x -> ((QOM.Excluded<?>) x).$args()),
+          op(QOM.CurrentTimestamp.class, x -> List.of()),
+          op(QOM.CurrentDate.class, x -> List.of()),
+          op(
+              QOM.Tuple2.class,
+              x -> List.of(((QOM.Tuple2<?, ?>) x).$1(), ((QOM.Tuple2<?, ?>) x).$2())),
+          op(QOM.Cast.class, x -> List.of(((QOM.Cast<?>) x).$field())),
+          op(Row.class, x -> ((Row) x).$fields()));
+
+  private SafeExpressions() {}
+
+  private static Operator op(Class<?> type, Function<Object, List<?>> arguments) {
+    return new Operator(type, arguments);
+  }
+
+  /**
+   * Returns why {@code part} cannot be kept, or null if it can.
+   *
+   * @param part an expression, condition, row or list of them; null is fine
+   */
+  static String unsafe(Object part) {
+    if (part == null
+        || part instanceof Boolean
+        || part instanceof Character
+        || part instanceof Number
+        || part instanceof Enum<?>) {
+      return null;
+    }
+    if (part instanceof Collection<?> list) {
+      for (Object element : list) {
+        String reason = unsafe(element);
+        if (reason != null) {
+          return reason;
+        }
+      }
+      return null;
+    }
+    if (part instanceof Map<?, ?> map) {
+      String reason = unsafe(map.keySet());
+      return reason != null ? reason : unsafe(map.values());
+    }
+    if (part instanceof Param<?> param) {
+      return param.getParamName() == null
+          ? null
+          : "the named parameter " + param.getParamName() + " (use ? placeholders)";
+    }
+    if (part instanceof TableField<?, ?> column) {
+      return column.getName().startsWith("$")
+          ? "the positional parameter " + column.getName() + " (use ? placeholders)"
+          : null;
+    }
+    if (part instanceof Asterisk
+        || part instanceof QualifiedAsterisk
+        || part instanceof QOM.True
+        || part instanceof QOM.False
+        || part instanceof QOM.Null) {
+      return null;
+    }
+    for (Operator operator : OPERATORS) {
+      if (operator.type().isInstance(part)) {
+        return unsafe(operator.arguments().apply(part));
+      }
+    }
+    return describe(part);
+  }
+
+  private static String describe(Object part) {
+    if (part instanceof QOM.Function<?> function) {
+      return "the function " + function.getName() + "(), which the rewriter cannot classify";
+    }
+    if (part instanceof org.jooq.Select<?>) {
+      return "a subquery";
+    }
+    String text = part instanceof QueryPart ? part.toString().replaceAll("\\s+", " ") : "";
+    if (text.length() > 80) {
+      text = text.substring(0, 77) + "...";
+    }
+    return "the expression " + text + " (" + part.getClass().getSimpleName() + ")";
+  }
+}

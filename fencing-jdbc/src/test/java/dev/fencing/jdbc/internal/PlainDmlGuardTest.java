@@ -1,0 +1,541 @@
+package dev.fencing.jdbc.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.jdbc.internal.PlainDmlGuard.Guarded;
+import dev.fencing.jdbc.internal.PlainDmlGuard.PassThrough;
+import dev.fencing.jdbc.internal.PlainDmlGuard.Refused;
+import dev.fencing.jdbc.internal.PlainDmlGuard.Registration;
+import dev.fencing.jdbc.internal.PlainDmlGuard.Result;
+import dev.fencing.migrations.FencingMigrations;
+import dev.fencing.migrations.MigrationOptions;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Plain DML through the rewriter, executed on real PostgreSQL: the current holder's rewritten
+ * statements are accepted, a stale holder's are rejected by the database (and the unrewritten
+ * statement would have been accepted), rows of other resources are not compared, and shapes the
+ * rewriter cannot prove are refused.
+ */
+class PlainDmlGuardTest {
+
+  static final String URL =
+      System.getProperty(
+          "fencing.test.jdbc", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+
+  private static String schema;
+  private static String fenceSchema;
+  private static String shadow;
+  private static FencedTables tables;
+  private static PlainDmlGuard guard;
+
+  private static final Registration STALE = new Registration("orders", 1, "lease-a");
+  private static final Registration CURRENT = new Registration("orders", 2, "lease-b");
+  private static final Registration OTHER = new Registration("invoices", 1001, "lease-y");
+
+  @BeforeAll
+  static void setUp() throws SQLException {
+    String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+    schema = ("pdg_" + suffix).toLowerCase(Locale.ROOT);
+    fenceSchema = ("pdgf_" + suffix).toLowerCase(Locale.ROOT);
+    shadow = ("pdgs_" + suffix).toLowerCase(Locale.ROOT);
+    try {
+      exec("SELECT 1");
+    } catch (AssertionError e) {
+      throw new AssertionError(
+          "PostgreSQL is not reachable at "
+              + URL
+              + "; start it (trust auth, database test) or set -Dfencing.test.jdbc",
+          e);
+    }
+    try (HikariDataSource data = new HikariDataSource()) {
+      data.setJdbcUrl(URL);
+      data.setMaximumPoolSize(4);
+      FencingMigrations.migrate(data, MigrationOptions.builder().schema(fenceSchema).build());
+    }
+    exec(
+        "CREATE SCHEMA " + schema,
+        "CREATE SCHEMA " + shadow,
+        "CREATE TABLE "
+            + schema
+            + ".items (id bigint PRIMARY KEY, v text, n int, fence_token bigint NOT NULL DEFAULT 0,"
+            + " fence_resource text)",
+        "CREATE TABLE "
+            + schema
+            + ".legacy (id bigint PRIMARY KEY, v text, fence_token bigint NOT NULL DEFAULT 0)",
+        "CREATE TABLE " + schema + ".plain (id bigint PRIMARY KEY, v text)",
+        "CREATE TABLE "
+            + schema
+            + ".\"Mixed\" (id bigint PRIMARY KEY, v text, fence_token bigint NOT NULL DEFAULT 0,"
+            + " fence_resource text)",
+        "CREATE TABLE "
+            + schema
+            + ".hidden (id bigint PRIMARY KEY, v text, fence_token bigint NOT NULL DEFAULT 0,"
+            + " fence_resource text)",
+        "CREATE TABLE " + shadow + ".hidden (id bigint PRIMARY KEY, v text)",
+        "INSERT INTO "
+            + fenceSchema
+            + ".fence (resource, token, lease_id) VALUES"
+            + " ('orders', 1, 'lease-a'), ('invoices', 1001, 'lease-y')",
+        // The successor registers: the stale holder (1, lease-a) is fenced off from now on.
+        "UPDATE "
+            + fenceSchema
+            + ".fence SET token = 2, lease_id = 'lease-b'"
+            + " WHERE resource = 'orders'");
+    try (Connection c = connect()) {
+      tables = FencedTables.read(c);
+    }
+    guard = new PlainDmlGuard(fenceSchema, tables);
+  }
+
+  @AfterAll
+  static void tearDown() {
+    exec(
+        "DROP SCHEMA IF EXISTS " + schema + " CASCADE",
+        "DROP SCHEMA IF EXISTS " + shadow + " CASCADE",
+        "DROP SCHEMA IF EXISTS " + fenceSchema + " CASCADE");
+  }
+
+  @BeforeEach
+  void rows() {
+    exec(
+        "TRUNCATE " + schema + ".items, " + schema + ".legacy, " + schema + ".plain",
+        "INSERT INTO " + schema + ".items (id, v, n) VALUES (1, 'one', 10), (2, 'two', 20)",
+        "INSERT INTO " + schema + ".legacy (id, v) VALUES (1, 'one')");
+  }
+
+  // --- the current holder is accepted, the stale one rejected; unguarded would be accepted ---
+
+  @Test
+  void currentHoldersUpdateIsGuardedAndAcceptedAndStampsTheRow() throws SQLException {
+    String sql = "UPDATE items SET v = ?, n = ? WHERE id = ?";
+    String guarded = guarded(sql, CURRENT);
+
+    assertThat(execute(guarded, "new", 11, 1L)).isEqualTo(1);
+    assertThat(row(1)).isEqualTo("new|11|2|orders");
+  }
+
+  @Test
+  void staleHoldersUpdateIsRejectedWhereThePlainUpdateWouldBeAccepted() throws SQLException {
+    String sql = "UPDATE items SET v = ? WHERE id = ?";
+
+    assertThat(execute(guarded(sql, STALE), "stale", 1L)).isZero();
+    assertThat(row(1)).isEqualTo("one|10|0|null");
+    assertThat(execute(sql, "stale", 1L)).as("fencing off: the same write lands").isEqualTo(1);
+  }
+
+  @Test
+  void staleHoldersDeleteIsRejectedWhereThePlainDeleteWouldBeAccepted() throws SQLException {
+    String sql = "DELETE FROM items WHERE id = ?";
+
+    assertThat(execute(guarded(sql, STALE), 1L)).isZero();
+    assertThat(count("items")).isEqualTo(2);
+    assertThat(execute(sql, 1L)).as("fencing off").isEqualTo(1);
+    assertThat(execute(guarded(sql, CURRENT), 2L)).isEqualTo(1);
+  }
+
+  @Test
+  void staleHoldersInsertIsRejectedWhereThePlainInsertWouldBeAccepted() throws SQLException {
+    String sql = "INSERT INTO items (id, v, n) VALUES (?, ?, ?)";
+
+    assertThat(execute(guarded(sql, STALE), 3L, "three", 30)).isZero();
+    assertThat(count("items")).isEqualTo(2);
+    assertThat(execute(sql, 3L, "three", 30)).as("fencing off").isEqualTo(1);
+    assertThat(execute(guarded(sql, CURRENT), 4L, "four", 40)).isEqualTo(1);
+    assertThat(row(4)).isEqualTo("four|40|2|orders");
+  }
+
+  @Test
+  void upsertIsGuardedOnBothPaths() throws SQLException {
+    String sql =
+        "INSERT INTO items (id, v) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET v = EXCLUDED.v";
+
+    assertThat(execute(guarded(sql, STALE), 1L, "stale")).isZero();
+    assertThat(execute(guarded(sql, STALE), 5L, "stale")).isZero();
+    assertThat(row(1)).isEqualTo("one|10|0|null");
+    assertThat(execute(sql, 1L, "stale")).as("fencing off").isEqualTo(1);
+
+    assertThat(execute(guarded(sql, CURRENT), 1L, "upserted")).isEqualTo(1);
+    assertThat(execute(guarded(sql, CURRENT), 6L, "inserted")).isEqualTo(1);
+    assertThat(row(1)).isEqualTo("upserted|10|2|orders");
+    assertThat(row(6)).isEqualTo("inserted|null|2|orders");
+  }
+
+  @Test
+  void upsertDoesNotOverwriteALegacyRowOfANewerToken() throws SQLException {
+    exec("UPDATE " + schema + ".items SET fence_token = 7 WHERE id = 1");
+    String sql =
+        "INSERT INTO items AS i (id, v) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET v ="
+            + " excluded.v WHERE i.n = ?";
+
+    assertThat(execute(guarded(sql, CURRENT), 1L, "lost", 10)).isZero();
+    assertThat(row(1)).isEqualTo("one|10|7|null");
+  }
+
+  // --- per-resource tokens (issue 10 item 5) ---
+
+  @Test
+  void aRowWrittenUnderAnotherResourceIsNotCompared() throws SQLException {
+    assertThat(execute(guarded("UPDATE items SET v = ? WHERE id = ?", OTHER), "y", 1L))
+        .isEqualTo(1);
+    assertThat(row(1)).isEqualTo("y|10|1001|invoices");
+
+    assertThat(execute(guarded("UPDATE items SET v = ? WHERE id = ?", CURRENT), "x", 1L))
+        .as("current holder of orders, token 2, on a row last written by invoices 1001")
+        .isEqualTo(1);
+    assertThat(row(1)).isEqualTo("x|10|2|orders");
+    assertThat(execute(guarded("UPDATE items SET v = ? WHERE id = ?", STALE), "old", 1L))
+        .as("the stale holder of orders is still rejected")
+        .isZero();
+  }
+
+  @Test
+  void aLegacyRowWithoutResourceIsComparedByToken() throws SQLException {
+    exec("UPDATE " + schema + ".items SET fence_token = 5 WHERE id = 1");
+
+    assertThat(execute(guarded("UPDATE items SET v = ? WHERE id = ?", CURRENT), "x", 1L)).isZero();
+    assertThat(execute(guarded("UPDATE items SET v = ? WHERE id = ?", CURRENT), "x", 2L))
+        .isEqualTo(1);
+  }
+
+  @Test
+  void aTableWithoutTheResourceColumnGetsTheTokenGuardOnly() throws SQLException {
+    String sql = "UPDATE legacy SET v = ? WHERE id = ?";
+    String guarded = guarded(sql, CURRENT);
+
+    assertThat(guarded).doesNotContain("fence_resource");
+    assertThat(execute(guarded(sql, STALE), "stale", 1L)).isZero();
+    assertThat(execute(guarded, "current", 1L)).isEqualTo(1);
+    assertThat(query("SELECT v || '|' || fence_token FROM " + schema + ".legacy WHERE id = 1"))
+        .isEqualTo("current|2");
+  }
+
+  // --- comments and literals (issue 10 item 8) ---
+
+  @Test
+  void aLineCommentCannotSwallowTheGuards() throws SQLException {
+    // PostgreSQL reads "-- done WHERE id = 1" as a comment: this updates every row.
+    String sql = "UPDATE items SET v = 'five' -- done WHERE id = 1";
+    String stale = guarded(sql, STALE);
+
+    assertThat(stale).doesNotContain("--").contains("fence_token <= 1");
+    assertThat(execute(stale)).isZero();
+    assertThat(execute(sql)).as("fencing off: every row").isEqualTo(2);
+  }
+
+  @Test
+  void commentsAreDroppedAndLiteralsWithCommentMarkersAndSemicolonsKept() throws SQLException {
+    String sql =
+        "UPDATE items /* a */ SET v = 'a;b -- c /* d' -- e\n WHERE id = ? /* f */ AND n = ? --";
+    String guarded = guarded(sql, CURRENT);
+
+    assertThat(guarded).doesNotContain("/* a").doesNotContain("-- e").doesNotContain("/* f");
+    assertThat(execute(guarded, 1L, 10)).isEqualTo(1);
+    assertThat(row(1)).isEqualTo("a;b -- c /* d|10|2|orders");
+  }
+
+  @Test
+  void aNestedBlockCommentDoesNotHideTheGuards() throws SQLException {
+    String sql = "UPDATE items SET v = 'n' /* outer /* inner */ still comment */ WHERE id = ?";
+    Result result = guard.rewrite(sql, STALE);
+
+    if (result instanceof Guarded guarded) {
+      assertThat(guarded.sql()).doesNotContain("/*").contains("fence_token <= 1");
+      assertThat(execute(guarded.sql(), 1L)).isZero();
+    } else {
+      assertThat(result).isInstanceOf(Refused.class);
+    }
+  }
+
+  @Test
+  void aBackslashInAStandardStringStaysAnOrdinaryCharacter() throws SQLException {
+    String guarded = guarded("UPDATE items SET v = 'a\\' WHERE id = ?", CURRENT);
+
+    assertThat(execute(guarded, 1L)).isEqualTo(1);
+    assertThat(query("SELECT v FROM " + schema + ".items WHERE id = 1")).isEqualTo("a\\");
+  }
+
+  // --- parameters keep their order ---
+
+  @Test
+  void severalParametersKeepTheirOrder() throws SQLException {
+    String sql =
+        "UPDATE items SET v = ?, n = n + ? WHERE id = ? AND v <> ? AND n BETWEEN ? AND ?"
+            + " RETURNING id";
+    String guarded = guarded(sql, CURRENT);
+
+    assertThat(execute(guarded, "p1", 5, 2L, "nope", 19, 21)).isEqualTo(1);
+    assertThat(row(2)).isEqualTo("p1|25|2|orders");
+  }
+
+  @Test
+  void upsertParametersAfterTheValuesKeepTheirOrder() throws SQLException {
+    String sql =
+        "INSERT INTO items (id, v, n) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE"
+            + " SET v = ?, n = items.n + ? WHERE items.v <> ?";
+
+    assertThat(execute(guarded(sql, CURRENT), 2L, "ignored", 0, "set", 3, "zzz")).isEqualTo(1);
+    assertThat(row(2)).isEqualTo("set|23|2|orders");
+  }
+
+  // --- the rewrite keeps the statement's meaning ---
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "UPDATE items SET n = n * 2 + 1, v = lower(upper(v)) WHERE id IN (1, 2)",
+        "UPDATE items SET v = coalesce(nullif(v, 'one'), 'was one') WHERE n BETWEEN 5 AND 15",
+        "UPDATE items SET v = CASE WHEN n > 15 THEN 'big' ELSE 'small' END WHERE v LIKE 't%'"
+            + " OR v ILIKE 'O%'",
+        "UPDATE items SET n = CAST('7' AS int) + '1'::int WHERE v IS DISTINCT FROM 'two'",
+        "UPDATE items SET v = trim('  t  ') WHERE NOT (n < 15) AND v IS NOT NULL",
+        "UPDATE items i SET v = greatest(i.v, 'p'), n = -abs(i.n) WHERE (i.id, i.n) = (2, 20)",
+        "DELETE FROM items WHERE v NOT IN ('one') OR n IS NULL",
+        "UPDATE items SET v = DEFAULT WHERE char_length(v) = 3",
+        "UPDATE items SET v = $$a -- b /* c$$ WHERE id = 1",
+        "UPDATE items SET v = E'a\\'b\\t' WHERE id = 2"
+      })
+  void theRewrittenStatementChangesTheSameRowsTheSameWay(String sql) throws SQLException {
+    String plainResult = afterRolledBack(sql);
+    String guardedResult = afterRolledBack(guarded(sql, CURRENT));
+
+    assertThat(guardedResult).isEqualTo(plainResult);
+  }
+
+  // --- what passes through ---
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "SELECT * FROM items WHERE id = ?",
+        "SELECT * FROM items FOR UPDATE",
+        "SELECT v->>'a' FROM items WHERE v::jsonb ? 'a'",
+        "UPDATE plain SET v = ? WHERE id = ?",
+        "INSERT INTO plain (id, v) SELECT id, v FROM items",
+        "UPDATE hidden SET v = 'shadowed' WHERE id = 1",
+        "UPDATE Mixed SET v = 'x'",
+        "CREATE TEMPORARY TABLE tmp (id int)",
+        "SET search_path = public",
+        "SELECT 1; SELECT 2"
+      })
+  void statementsThatWriteNoFencedTablePassThrough(String sql) {
+    assertThat(guard.rewrite(sql, CURRENT)).as(sql).isInstanceOf(PassThrough.class);
+  }
+
+  @Test
+  void namesResolveThroughTheSearchPathAndQuoting() {
+    assertThat(guard.rewrite("UPDATE hidden SET v = 'x'", CURRENT)).isInstanceOf(PassThrough.class);
+    assertThat(guard.rewrite("UPDATE " + schema + ".hidden SET v = 'x'", CURRENT))
+        .isInstanceOf(Guarded.class);
+    assertThat(guard.rewrite("UPDATE \"Mixed\" SET v = 'x'", CURRENT)).isInstanceOf(Guarded.class);
+    assertThat(guard.rewrite("UPDATE ITEMS SET v = 'x'", CURRENT)).isInstanceOf(Guarded.class);
+    assertThat(guard.rewrite("UPDATE \"ITEMS\" SET v = 'x'", CURRENT))
+        .isInstanceOf(PassThrough.class);
+  }
+
+  // --- what is refused ---
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "WITH x AS (DELETE FROM plain RETURNING id) UPDATE items SET v = 'w' WHERE id IN (1)",
+        "WITH x AS (UPDATE items SET v = 'w' RETURNING id) SELECT * FROM x",
+        "UPDATE items SET v = plain.v FROM plain WHERE plain.id = items.id",
+        "DELETE FROM items USING plain WHERE plain.id = items.id",
+        "UPDATE items SET v = 'x' WHERE id IN (SELECT id FROM plain)",
+        "UPDATE items SET v = (SELECT v FROM plain LIMIT 1)",
+        "UPDATE items SET n = nextval('some_seq') WHERE id = 1",
+        "UPDATE items SET v = my_function(v) WHERE id = 1",
+        "UPDATE items SET n = random() * 10",
+        "UPDATE items SET v = 'x' WHERE id = any(?)",
+        "UPDATE items SET v = v || 'x' WHERE id = 1",
+        "UPDATE items SET v = ? WHERE id = $1",
+        "UPDATE items SET v = 'a' 'b' WHERE id = 1",
+        "UPDATE items SET fence_token = 9223372036854775807",
+        "UPDATE items SET v = 'x', fence_resource = 'other' WHERE id = 1",
+        "INSERT INTO items (id, v, fence_token) VALUES (9, 'x', 99)",
+        "INSERT INTO items (id, v) VALUES (8, 'a'), (9, 'b')",
+        "INSERT INTO items (id, v) SELECT id, v FROM plain",
+        "INSERT INTO items VALUES (9, 'x', 1)",
+        "INSERT INTO items DEFAULT VALUES",
+        "UPDATE items SET v = 'a'; DELETE FROM plain",
+        "UPDATE items SET v = jsonb_set(v::jsonb, '{a}', '1')::text WHERE v::jsonb ? 'a'",
+        "MERGE INTO items t USING plain p ON t.id = p.id WHEN MATCHED THEN UPDATE SET v = p.v",
+        "TRUNCATE items",
+        "COPY items FROM STDIN",
+        "DO $$ BEGIN UPDATE items SET v = 'x'; END $$"
+      })
+  void shapesTheRewriterCannotProveAreRefusedWithBothWaysOut(String sql) {
+    Result result = guard.rewrite(sql, CURRENT);
+
+    assertThat(result).as(sql).isInstanceOf(Refused.class);
+    String message = ((Refused) result).message();
+    assertThat(message)
+        .contains(sql.substring(0, Math.min(sql.length(), 40)))
+        .contains("GuardedStatements")
+        .contains("FencedDsl")
+        .contains("withTriggerMode(true)");
+    assertThat(((Refused) result).toException().getMessage()).isEqualTo(message);
+  }
+
+  @Test
+  void refusalNamesTheReason() {
+    assertThat(((Refused) guard.rewrite("UPDATE items SET v = f(v)", CURRENT)).message())
+        .contains("the function f()");
+    assertThat(((Refused) guard.rewrite("UPDATE items SET fence_token = 1", CURRENT)).message())
+        .contains("sets fence_token itself");
+    assertThat(((Refused) guard.rewrite("UPDATE items SET v = 'x' FROM plain", CURRENT)).message())
+        .contains("UPDATE ... FROM");
+  }
+
+  // --- cache ---
+
+  @Test
+  void eachStringIsParsedOnceAndANewLeaseOnlyFillsTheSlots() {
+    PlainDmlGuard fresh = new PlainDmlGuard(fenceSchema, tables, 2);
+    String sql = "UPDATE items SET v = ? WHERE id = ?";
+
+    Result first = fresh.rewrite(sql, CURRENT);
+    Result again = fresh.rewrite(sql, CURRENT);
+    Result otherLease = fresh.rewrite(sql, STALE);
+
+    assertThat(fresh.parsedStatements()).isEqualTo(1);
+    assertThat(again).isSameAs(first);
+    assertThat(((Guarded) otherLease).sql())
+        .isEqualTo(((Guarded) first).sql().replace("lease-b", "lease-a").replace(" 2", " 1"));
+  }
+
+  @Test
+  void theCacheIsBoundedAndKeepsTheRecentlyUsed() {
+    PlainDmlGuard fresh = new PlainDmlGuard(fenceSchema, tables, 2);
+    String a = "UPDATE items SET v = 'a'";
+    String b = "UPDATE items SET v = 'b'";
+    String c = "UPDATE items SET v = 'c'";
+
+    fresh.rewrite(a, CURRENT);
+    fresh.rewrite(b, CURRENT);
+    fresh.rewrite(a, CURRENT);
+    fresh.rewrite(c, CURRENT);
+    fresh.rewrite(a, CURRENT);
+    assertThat(fresh.cachedStatements()).isEqualTo(2);
+    assertThat(fresh.parsedStatements()).isEqualTo(3);
+    fresh.rewrite(b, CURRENT);
+    assertThat(fresh.parsedStatements()).isEqualTo(4);
+  }
+
+  @Test
+  void decisionsThatRefuseOrPassAreCachedToo() {
+    PlainDmlGuard fresh = new PlainDmlGuard(fenceSchema, tables);
+
+    fresh.rewrite("UPDATE items SET v = f(v)", CURRENT);
+    fresh.rewrite("UPDATE items SET v = f(v)", STALE);
+    fresh.rewrite("SELECT 1", CURRENT);
+    fresh.rewrite("SELECT 1", CURRENT);
+
+    assertThat(fresh.parsedStatements()).isEqualTo(2);
+  }
+
+  // --- helpers ---
+
+  private static String guarded(String sql, Registration registration) {
+    Result result = guard.rewrite(sql, registration);
+    assertThat(result).as(sql + " -> " + result).isInstanceOf(Guarded.class);
+    return ((Guarded) result).sql();
+  }
+
+  private static Connection connect() throws SQLException {
+    Connection c = DriverManager.getConnection(URL);
+    try (Statement s = c.createStatement()) {
+      s.execute("SET search_path = " + shadow + ", " + schema + ", public");
+    }
+    return c;
+  }
+
+  private static int execute(String sql, Object... parameters) throws SQLException {
+    try (Connection c = connect();
+        PreparedStatement statement = c.prepareStatement(sql)) {
+      for (int i = 0; i < parameters.length; i++) {
+        statement.setObject(i + 1, parameters[i]);
+      }
+      if (statement.execute()) {
+        int rows = 0;
+        try (ResultSet returned = statement.getResultSet()) {
+          while (returned.next()) {
+            rows++;
+          }
+        }
+        return rows;
+      }
+      return statement.getUpdateCount();
+    }
+  }
+
+  /** Runs {@code sql} in a transaction, reads the table, rolls back. */
+  private static String afterRolledBack(String sql) throws SQLException {
+    try (Connection c = connect()) {
+      c.setAutoCommit(false);
+      try (Statement s = c.createStatement()) {
+        s.execute(sql);
+        List<String> rows = new ArrayList<>();
+        try (ResultSet r = s.executeQuery("SELECT id, v, n FROM items ORDER BY id")) {
+          while (r.next()) {
+            rows.add(r.getLong(1) + "|" + r.getString(2) + "|" + r.getObject(3));
+          }
+        }
+        return String.join(", ", rows);
+      } finally {
+        c.rollback();
+      }
+    }
+  }
+
+  private static String row(long id) {
+    return query(
+        "SELECT concat_ws('|', coalesce(v, 'null'), coalesce(n::text, 'null'), fence_token,"
+            + " coalesce(fence_resource, 'null')) FROM "
+            + schema
+            + ".items WHERE id = "
+            + id);
+  }
+
+  private static long count(String table) {
+    return Long.parseLong(query("SELECT count(*) FROM " + schema + "." + table));
+  }
+
+  private static String query(String sql) {
+    try (Connection c = connect();
+        Statement s = c.createStatement();
+        ResultSet r = s.executeQuery(sql)) {
+      return r.next() ? r.getString(1) : null;
+    } catch (SQLException e) {
+      throw new AssertionError(e.getMessage(), e);
+    }
+  }
+
+  private static void exec(String... sql) {
+    try (Connection c = DriverManager.getConnection(URL);
+        Statement s = c.createStatement()) {
+      for (String q : sql) {
+        s.execute(q);
+      }
+    } catch (SQLException e) {
+      throw new AssertionError(e.getMessage(), e);
+    }
+  }
+}
