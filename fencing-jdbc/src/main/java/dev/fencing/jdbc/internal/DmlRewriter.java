@@ -7,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -36,22 +35,14 @@ import org.jooq.impl.TableImpl;
  * from the model, so no fragment of the caller's text (comments included) is ever spliced next to a
  * guard.
  */
-final class DmlRewriter {
+final class DmlRewriter implements PlainDmlGuard.Planner {
 
-  static final String WAYS_OUT =
-      "Write it with dev.fencing.jdbc.GuardedStatements (JDBC) or dev.fencing.jdbc.jooq.FencedDsl"
-          + " (jOOQ), which add the row guard and the resource fence; or install the enforcement"
-          + " trigger on the table (migrations --enforce) and wrap the data source with"
-          + " FenceOptions.defaults().withTriggerMode(true).";
-
-  private static final Set<String> WRITE_WORDS =
-      Set.of("insert", "update", "delete", "merge", "copy", "truncate", "call", "do", "execute");
-  private static final int MAX_QUOTED_STATEMENT = 300;
   private static final String TOKEN_COLUMN = "fence_token";
   private static final String RESOURCE_COLUMN = "fence_resource";
 
   private final DSLContext dsl;
   private final FencedTables tables;
+  private final WriteScreen screen;
   private final String fenceTable;
   private final String marker;
   private final Field<Object> tokenSlot;
@@ -60,6 +51,7 @@ final class DmlRewriter {
 
   DmlRewriter(String fenceSchema, FencedTables tables) {
     this.tables = tables;
+    this.screen = new WriteScreen(tables);
     this.fenceTable = "\"" + FenceSql.requireIdentifier("fence schema", fenceSchema) + "\".fence";
     Settings settings =
         new Settings()
@@ -88,7 +80,8 @@ final class DmlRewriter {
   }
 
   /** Decides for one SQL string; never throws for bad SQL (the database reports that). */
-  PlainDmlGuard.Plan plan(String sql) {
+  @Override
+  public PlainDmlGuard.Plan plan(String sql) {
     if (tables.isEmpty()) {
       return PlainDmlGuard.PassThrough.INSTANCE;
     }
@@ -411,52 +404,19 @@ final class DmlRewriter {
    * and a writing keyword, else lets it through.
    */
   private void screen(String sql, String reason) throws Refusal {
-    if (mayWriteFencedTable(sql)) {
+    if (screen.mayWriteFencedTable(sql)) {
       throw new Refusal(reason + ", and it may write a fenced table");
     }
   }
 
   private PlainDmlGuard.Plan screened(String sql, String reason) {
-    return mayWriteFencedTable(sql)
+    return screen.mayWriteFencedTable(sql)
         ? refused(sql, reason + ", and it may write a fenced table")
         : PlainDmlGuard.PassThrough.INSTANCE;
   }
 
-  /** Word-level screen: some word is a writing keyword and some word names a fenced table. */
-  private boolean mayWriteFencedTable(String sql) {
-    boolean writes = false;
-    boolean namesFenced = false;
-    int start = -1;
-    for (int i = 0; i <= sql.length(); i++) {
-      boolean wordChar =
-          i < sql.length()
-              && (Character.isLetterOrDigit(sql.charAt(i))
-                  || sql.charAt(i) == '_'
-                  || sql.charAt(i) == '$');
-      if (wordChar && start < 0) {
-        start = i;
-      } else if (!wordChar && start >= 0) {
-        String word = sql.substring(start, i);
-        writes |= WRITE_WORDS.contains(word.toLowerCase(Locale.ROOT));
-        namesFenced |= tables.anyNamedLike(word);
-        start = -1;
-      }
-    }
-    return writes && (namesFenced || tables.anyNameContainedIn(sql));
-  }
-
   private static PlainDmlGuard.Refused refused(String sql, String reason) {
-    String statement = sql.strip().replaceAll("\\s+", " ");
-    if (statement.length() > MAX_QUOTED_STATEMENT) {
-      statement = statement.substring(0, MAX_QUOTED_STATEMENT - 3) + "...";
-    }
-    return new PlainDmlGuard.Refused(
-        "fencing refused to run this statement unguarded inside a fencing scope, because "
-            + reason
-            + ": \""
-            + statement
-            + "\". Nothing was sent to the database. "
-            + WAYS_OUT);
+    return PlainDmlGuard.refused(sql, reason);
   }
 
   private static String kind(Query query) {

@@ -73,6 +73,47 @@ public final class PlainDmlGuard {
     Result resolve(Registration registration);
   }
 
+  /** Makes the decision about one SQL string. */
+  interface Planner {
+    Plan plan(String sql);
+  }
+
+  /** The two ways out, named in every refusal. */
+  public static final String WAYS_OUT =
+      "Write it with dev.fencing.jdbc.GuardedStatements (JDBC) or dev.fencing.jdbc.jooq.FencedDsl"
+          + " (jOOQ), which add the row guard and the resource fence; or install the enforcement"
+          + " trigger on the table (migrations --enforce) and wrap the data source with"
+          + " FenceOptions.defaults().withTriggerMode(true).";
+
+  private static final int MAX_QUOTED_STATEMENT = 300;
+
+  static Refused refused(String sql, String reason) {
+    StringBuilder statement = new StringBuilder();
+    boolean space = false;
+    for (int i = 0; i < sql.length() && statement.length() < MAX_QUOTED_STATEMENT; i++) {
+      char c = sql.charAt(i);
+      if (Character.isWhitespace(c)) {
+        space = statement.length() > 0;
+      } else {
+        if (space) {
+          statement.append(' ');
+          space = false;
+        }
+        statement.append(c);
+      }
+    }
+    if (statement.length() >= MAX_QUOTED_STATEMENT) {
+      statement.append("...");
+    }
+    return new Refused(
+        "fencing refused to run this statement unguarded inside a fencing scope, because "
+            + reason
+            + ": \""
+            + statement
+            + "\". Nothing was sent to the database. "
+            + WAYS_OUT);
+  }
+
   private static final Pattern LEASE_ID = Pattern.compile("[A-Za-z0-9_-]{1,128}");
 
   /**
@@ -127,7 +168,7 @@ public final class PlainDmlGuard {
   /** The default number of SQL strings whose decision is kept. */
   public static final int DEFAULT_CACHE_SIZE = 1024;
 
-  private final DmlRewriter rewriter;
+  private final Planner planner;
   private final int maxCached;
   private final Map<String, Plan> plans;
   private final AtomicLong planned = new AtomicLong();
@@ -154,12 +195,14 @@ public final class PlainDmlGuard {
    *     is not positive
    */
   public PlainDmlGuard(String fenceSchema, FencedTables tables, int maxCached) {
-    Objects.requireNonNull(tables, "tables");
-    FenceSql.requireIdentifier("fence schema", fenceSchema);
+    this(maxCached, planner(fenceSchema, tables));
+  }
+
+  private PlainDmlGuard(int maxCached, Planner planner) {
     if (maxCached <= 0) {
       throw new IllegalArgumentException("maxCached must be positive, got " + maxCached);
     }
-    this.rewriter = new DmlRewriter(fenceSchema, tables);
+    this.planner = planner;
     this.maxCached = maxCached;
     this.plans =
         new LinkedHashMap<>(64, 0.75f, true) {
@@ -170,6 +213,25 @@ public final class PlainDmlGuard {
             return size() > PlainDmlGuard.this.maxCached;
           }
         };
+  }
+
+  /**
+   * The jOOQ rewriter; without jOOQ on the class path (it is an optional dependency), the word
+   * screen alone, which refuses every statement that may write a fenced table.
+   */
+  private static Planner planner(String fenceSchema, FencedTables tables) {
+    Objects.requireNonNull(tables, "tables");
+    FenceSql.requireIdentifier("fence schema", fenceSchema);
+    try {
+      return new DmlRewriter(fenceSchema, tables);
+    } catch (NoClassDefFoundError jooqMissing) {
+      return new WriteScreen(tables);
+    }
+  }
+
+  /** A guard that only screens, as without jOOQ; for tests. */
+  static PlainDmlGuard withoutParser(FencedTables tables) {
+    return new PlainDmlGuard(DEFAULT_CACHE_SIZE, new WriteScreen(Objects.requireNonNull(tables)));
   }
 
   /**
@@ -207,7 +269,7 @@ public final class PlainDmlGuard {
       plan = plans.get(sql);
     }
     if (plan == null) {
-      plan = rewriter.plan(sql);
+      plan = planner.plan(sql);
       planned.incrementAndGet();
       synchronized (plans) {
         plans.put(sql, plan);

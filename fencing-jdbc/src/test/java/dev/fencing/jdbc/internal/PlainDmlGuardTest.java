@@ -188,6 +188,55 @@ class PlainDmlGuardTest {
     assertThat(row(1)).isEqualTo("one|10|7|null");
   }
 
+  @Test
+  void insertWithReturningAndOnConflictDoNothingAreGuarded() throws SQLException {
+    String returning = "INSERT INTO items (id, v) VALUES (?, ?) RETURNING id, v";
+    String nothing = "INSERT INTO items (id, v) VALUES (?, ?) ON CONFLICT DO NOTHING";
+
+    assertThat(execute(guarded(returning, STALE), 7L, "stale")).isZero();
+    assertThat(execute(guarded(nothing, STALE), 7L, "stale")).isZero();
+    assertThat(count("items")).isEqualTo(2);
+    assertThat(execute(guarded(returning, CURRENT), 7L, "seven")).isEqualTo(1);
+    assertThat(execute(guarded(nothing, CURRENT), 7L, "again")).isZero();
+    assertThat(row(7)).isEqualTo("seven|null|2|orders");
+  }
+
+  @Test
+  void aStaleWriteWaitingForAnInFlightRegistrationIsRejectedWhenItCommits() throws Exception {
+    exec(
+        "INSERT INTO "
+            + fenceSchema
+            + ".fence (resource, token, lease_id) VALUES ('race', 1, 'race-a')");
+    Registration first = new Registration("race", 1, "race-a");
+    String update = guarded("UPDATE items SET v = ? WHERE id = ?", first);
+    try (Connection successor = connect();
+        Connection stale = connect()) {
+      successor.setAutoCommit(false);
+      try (Statement register = successor.createStatement()) {
+        register.executeUpdate(
+            "UPDATE "
+                + fenceSchema
+                + ".fence SET token = 2, lease_id = 'race-b' WHERE resource = 'race'");
+      }
+      int stalePid = pid(stale);
+      java.util.concurrent.CompletableFuture<Integer> staleWrite =
+          java.util.concurrent.CompletableFuture.supplyAsync(
+              () -> {
+                try (PreparedStatement s = stale.prepareStatement(update)) {
+                  s.setString(1, "stale");
+                  s.setLong(2, 1L);
+                  return s.executeUpdate();
+                } catch (SQLException e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      awaitLockWait(stalePid);
+      successor.commit();
+      assertThat(staleWrite.get(30, java.util.concurrent.TimeUnit.SECONDS)).isZero();
+    }
+    assertThat(row(1)).isEqualTo("one|10|0|null");
+  }
+
   // --- per-resource tokens (issue 10 item 5) ---
 
   @Test
@@ -269,6 +318,16 @@ class PlainDmlGuardTest {
 
     assertThat(execute(guarded, 1L)).isEqualTo(1);
     assertThat(query("SELECT v FROM " + schema + ".items WHERE id = 1")).isEqualTo("a\\");
+  }
+
+  @Test
+  void aQuestionMarkInACommentIsNotAParameter() throws SQLException {
+    String sql = "UPDATE items SET v = ? -- why? /* ? */\n WHERE id = ? /* and? */";
+    String guarded = guarded(sql, CURRENT);
+
+    assertThat(guarded).doesNotContain("why");
+    assertThat(execute(guarded, "q", 2L)).isEqualTo(1);
+    assertThat(row(2)).isEqualTo("q|20|2|orders");
   }
 
   // --- parameters keep their order ---
@@ -404,6 +463,19 @@ class PlainDmlGuardTest {
         .contains("UPDATE ... FROM");
   }
 
+  @Test
+  void withoutTheParserEveryPossibleWriteOfAFencedTableIsRefused() {
+    PlainDmlGuard screenOnly = PlainDmlGuard.withoutParser(tables);
+
+    assertThat(screenOnly.rewrite("UPDATE items SET v = ? WHERE id = ?", CURRENT))
+        .isInstanceOf(Refused.class);
+    assertThat(screenOnly.rewrite("insert into \"ITEMS\" values (1)", CURRENT))
+        .isInstanceOf(Refused.class);
+    assertThat(screenOnly.rewrite("SELECT * FROM items", CURRENT)).isInstanceOf(PassThrough.class);
+    assertThat(screenOnly.rewrite("UPDATE plain SET v = 'x'", CURRENT))
+        .isInstanceOf(PassThrough.class);
+  }
+
   // --- cache ---
 
   @Test
@@ -457,6 +529,26 @@ class PlainDmlGuardTest {
     Result result = guard.rewrite(sql, registration);
     assertThat(result).as(sql + " -> " + result).isInstanceOf(Guarded.class);
     return ((Guarded) result).sql();
+  }
+
+  private static int pid(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet r = s.executeQuery("SELECT pg_backend_pid()")) {
+      r.next();
+      return r.getInt(1);
+    }
+  }
+
+  /** Waits until the backend waits for a lock, as observed in pg_stat_activity. */
+  private static void awaitLockWait(int pid) throws SQLException, InterruptedException {
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    while (!"Lock"
+        .equals(query("SELECT wait_event_type FROM pg_stat_activity WHERE pid = " + pid))) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("backend " + pid + " never waited for a lock");
+      }
+      Thread.sleep(5);
+    }
   }
 
   private static Connection connect() throws SQLException {
