@@ -243,9 +243,6 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
     for (FieldOrRow column : insert.$updateSet().keySet()) {
       requireNotFenceColumns(column);
     }
-    refuseIf(
-        insert.$onDuplicateKeyUpdate() && insert.$onConflict().isEmpty(),
-        "its ON CONFLICT DO UPDATE names no conflict target");
 
     List<Field<?>> columns = new ArrayList<>(insert.$columns());
     List<SelectFieldOrAsterisk> values = new ArrayList<>(row.$fields());
@@ -274,7 +271,13 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
   /** A fenced table named as a statement's target, and the name that qualifies its columns. */
   private record Target(FencedTables.Table table, Name qualifier) {}
 
-  /** Returns the fenced table {@code table} names, or null if it is not fenced. */
+  /**
+   * Returns the fenced table {@code table} names, or null if it is not fenced.
+   *
+   * @throws Refusal if it is not a plain table, or jOOQ may have read the target differently from
+   *     PostgreSQL: an unfenced target whose alias is the name of a fenced table (jOOQ reads {@code
+   *     UPDATE ONLY items} as the table {@code ONLY} aliased {@code items})
+   */
   private Target target(Table<?> table) throws Refusal {
     Name qualifier = null;
     Table<?> named = table;
@@ -284,16 +287,21 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
     }
     Name name = named.getQualifiedName();
     if (!(named instanceof TableImpl<?>)) {
-      if (tables.anyNamedLike(name.last() == null ? "" : name.last())) {
-        throw new Refusal("its target " + named + " is not a plain table");
-      }
-      return null;
+      throw new Refusal("its target " + named + " is not a plain table");
     }
     Name[] parts = name.parts();
     String relation = fold(parts[parts.length - 1]);
     String schema = parts.length >= 2 ? fold(parts[parts.length - 2]) : null;
     FencedTables.Table fenced = tables.resolve(schema, relation).orElse(null);
     if (fenced == null) {
+      if (qualifier != null && tables.anyNamedLike(fold(qualifier))) {
+        throw new Refusal(
+            "its target "
+                + named
+                + " has the alias "
+                + qualifier
+                + ", the name of a fenced table, which PostgreSQL may read as the target");
+      }
       return null;
     }
     if (!tables.standardConformingStrings()) {

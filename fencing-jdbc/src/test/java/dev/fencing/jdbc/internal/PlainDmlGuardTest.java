@@ -178,6 +178,17 @@ class PlainDmlGuardTest {
   }
 
   @Test
+  void upsertOnANamedConstraintIsGuarded() throws SQLException {
+    String sql =
+        "INSERT INTO items (id, v) VALUES (?, ?) ON CONFLICT ON CONSTRAINT items_pkey"
+            + " DO UPDATE SET v = excluded.v";
+
+    assertThat(execute(guarded(sql, STALE), 1L, "stale")).isZero();
+    assertThat(execute(guarded(sql, CURRENT), 1L, "named")).isEqualTo(1);
+    assertThat(row(1)).isEqualTo("named|10|2|orders");
+  }
+
+  @Test
   void upsertDoesNotOverwriteALegacyRowOfANewerToken() throws SQLException {
     exec("UPDATE " + schema + ".items SET fence_token = 7 WHERE id = 1");
     String sql =
@@ -313,6 +324,16 @@ class PlainDmlGuardTest {
   }
 
   @Test
+  void nestedCommentsAreReadAsPostgreSqlReadsThem() throws SQLException {
+    // PostgreSQL nests block comments: the target is items, not plain.
+    String sql = "UPDATE /* a /* b */ plain SET v = 'p' -- */ items SET v = 'i' WHERE id = ?";
+
+    assertThat(execute(guarded(sql, STALE), 1L)).isZero();
+    assertThat(execute(guarded(sql, CURRENT), 1L)).isEqualTo(1);
+    assertThat(row(1)).isEqualTo("i|10|2|orders");
+  }
+
+  @Test
   void aBackslashInAStandardStringStaysAnOrdinaryCharacter() throws SQLException {
     String guarded = guarded("UPDATE items SET v = 'a\\' WHERE id = ?", CURRENT);
 
@@ -438,7 +459,15 @@ class PlainDmlGuardTest {
         "MERGE INTO items t USING plain p ON t.id = p.id WHEN MATCHED THEN UPDATE SET v = p.v",
         "TRUNCATE items",
         "COPY items FROM STDIN",
-        "DO $$ BEGIN UPDATE items SET v = 'x'; END $$"
+        "DO $$ BEGIN UPDATE items SET v = 'x'; END $$",
+        "UPDATE ONLY items SET v = 'x'",
+        "DELETE FROM ONLY items WHERE id = 1",
+        "INSERT INTO ONLY items (id, v) VALUES (9, 'x')",
+        "EXPLAIN ANALYZE UPDATE items SET v = 'x'",
+        "UPDATE items SET v = 'x' WHERE id = 1 FOR UPDATE",
+        "UPDATE items SET v = CASE WHEN ? THEN 'a' ELSE v END WHERE id = ?",
+        "INSERT INTO items (id, v) VALUES (?, DEFAULT)",
+        "UPDATE items SET v = 'x' WHERE EXISTS (SELECT 1)"
       })
   void shapesTheRewriterCannotProveAreRefusedWithBothWaysOut(String sql) {
     Result result = guard.rewrite(sql, CURRENT);
