@@ -5,10 +5,10 @@ import java.util.Set;
 
 /**
  * The conservative judgement for SQL the rewriter cannot analyse: it may write a fenced table if
- * some word of it is a writing keyword and the name of some fenced table occurs in it. Over-counts
- * on purpose (words in comments and literals count too); never looks at structure. Without jOOQ on
- * the class path it is the only judgement, so every write that might touch a fenced table is
- * refused rather than run unguarded.
+ * some word of it is a writing keyword and the name of some fenced table occurs in it (or a Unicode
+ * escape, which could spell one). Over-counts on purpose (words in comments and literals count
+ * too); never looks at structure. Without jOOQ on the class path it is the only judgement, so every
+ * write that might touch a fenced table is refused rather than run unguarded.
  */
 final class WriteScreen implements PlainDmlGuard.Planner {
 
@@ -37,7 +37,13 @@ final class WriteScreen implements PlainDmlGuard.Planner {
         start = -1;
       }
     }
-    return writes && (namesFenced || tables.anyNameContainedIn(sql));
+    return writes && (namesFenced || tables.anyNameContainedIn(sql) || hasUnicodeEscapes(sql));
+  }
+
+  /** {@code U&"..."} can spell any name without its letters: {@code U&"\0069tems"}. */
+  private static boolean hasUnicodeEscapes(String sql) {
+    String lower = sql.toLowerCase(Locale.ROOT);
+    return lower.contains("u&\"") || lower.contains("u&'");
   }
 
   /** Used alone when jOOQ is not on the class path: refuses what may write a fenced table. */

@@ -461,6 +461,7 @@ class PlainDmlGuardTest {
         "COPY items FROM STDIN",
         "DO $$ BEGIN UPDATE items SET v = 'x'; END $$",
         "UPDATE ONLY items SET v = 'x'",
+        "UPDATE U&\"\\0069tems\" SET v = 'x'",
         "DELETE FROM ONLY items WHERE id = 1",
         "INSERT INTO ONLY items (id, v) VALUES (9, 'x')",
         "EXPLAIN ANALYZE UPDATE items SET v = 'x'",
