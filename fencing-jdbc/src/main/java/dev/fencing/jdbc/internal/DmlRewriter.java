@@ -91,7 +91,7 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
     Query[] queries;
     try {
       queries = dsl.parser().parse(sql).queries();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | StackOverflowError e) {
       return screened(sql, "jOOQ's parser cannot read it (" + firstLine(e.getMessage()) + ")");
     }
     if (queries.length == 0) {
@@ -115,8 +115,8 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
       return SqlTemplate.split(rendered, marker);
     } catch (Refusal refusal) {
       return refused(sql, refusal.getMessage());
-    } catch (RuntimeException e) {
-      return refused(sql, "the rewriter failed on it (" + firstLine(e.getMessage()) + ")");
+    } catch (RuntimeException | StackOverflowError e) {
+      return refused(sql, "the rewriter failed on it (" + e + ")");
     }
   }
 

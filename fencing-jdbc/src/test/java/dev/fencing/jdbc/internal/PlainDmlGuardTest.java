@@ -484,6 +484,16 @@ class PlainDmlGuardTest {
   }
 
   @Test
+  void aVeryDeepConditionIsGuardedOrRefusedButNeverPassedThrough() {
+    StringBuilder sql = new StringBuilder("UPDATE items SET v = 'x' WHERE id = 0");
+    for (int i = 1; i < 20_000; i++) {
+      sql.append(" OR id = ").append(i);
+    }
+
+    assertThat(guard.rewrite(sql.toString(), CURRENT)).isNotInstanceOf(PassThrough.class);
+  }
+
+  @Test
   void refusalNamesTheReason() {
     assertThat(((Refused) guard.rewrite("UPDATE items SET v = f(v)", CURRENT)).message())
         .contains("the function f()");
