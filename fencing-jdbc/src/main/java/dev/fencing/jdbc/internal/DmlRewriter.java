@@ -49,8 +49,11 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
   private final Field<Object> resourceSlot;
   private final Field<Object> leaseSlot;
 
-  DmlRewriter(String fenceSchema, FencedTables tables) {
+  private final boolean triggerMode;
+
+  DmlRewriter(String fenceSchema, FencedTables tables, boolean triggerMode) {
     this.tables = tables;
+    this.triggerMode = triggerMode;
     this.screen = new WriteScreen(tables);
     this.fenceTable = "\"" + FenceSql.requireIdentifier("fence schema", fenceSchema) + "\".fence";
     Settings settings =
@@ -272,7 +275,8 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
   private record Target(FencedTables.Table table, Name qualifier) {}
 
   /**
-   * Returns the fenced table {@code table} names, or null if it is not fenced.
+   * Returns the fenced table {@code table} names, or null if it is not fenced or, in trigger mode,
+   * has the enforcement trigger (which then checks every row the plain statement writes).
    *
    * @throws Refusal if it is not a plain table, or jOOQ may have read the target differently from
    *     PostgreSQL: an unfenced target whose alias is the name of a fenced table (jOOQ reads {@code
@@ -302,6 +306,9 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
                 + qualifier
                 + ", the name of a fenced table, which PostgreSQL may read as the target");
       }
+      return null;
+    }
+    if (triggerMode && fenced.hasEnforcementTrigger()) {
       return null;
     }
     if (!tables.standardConformingStrings()) {

@@ -23,7 +23,9 @@ public final class FencedTables {
 
   private static final String CATALOG =
       "SELECT n.nspname, c.relname, pg_catalog.pg_table_is_visible(c.oid),"
-          + " bool_or(a.attname = 'fence_resource')"
+          + " bool_or(a.attname = 'fence_resource'),"
+          + " EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t WHERE t.tgrelid = c.oid"
+          + " AND t.tgname = 'fencing_enforce' AND t.tgenabled <> 'D')"
           + " FROM pg_catalog.pg_class c"
           + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
           + " JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid"
@@ -40,8 +42,11 @@ public final class FencedTables {
    * @param name its name, as stored in the catalog
    * @param hasResourceColumn whether it also has the {@code fence_resource} column, so that rows
    *     are compared only with tokens of their own resource
+   * @param hasEnforcementTrigger whether it has the enabled {@code fencing_enforce} trigger
+   *     installed by the {@code migrations} module
    */
-  public record Table(String schema, String name, boolean hasResourceColumn) {
+  public record Table(
+      String schema, String name, boolean hasResourceColumn, boolean hasEnforcementTrigger) {
     /** Validates the names. */
     public Table {
       Objects.requireNonNull(schema, "schema");
@@ -87,7 +92,9 @@ public final class FencedTables {
     try (Statement statement = connection.createStatement()) {
       try (ResultSet rows = statement.executeQuery(CATALOG)) {
         while (rows.next()) {
-          Table table = new Table(rows.getString(1), rows.getString(2), rows.getBoolean(4));
+          Table table =
+              new Table(
+                  rows.getString(1), rows.getString(2), rows.getBoolean(4), rows.getBoolean(5));
           qualified.put(key(table.schema(), table.name()), table);
           if (rows.getBoolean(3)) {
             visible.put(table.name(), table);

@@ -184,18 +184,24 @@ public final class PlainDmlGuard {
    * @throws IllegalArgumentException if the schema is not a plain identifier
    */
   public PlainDmlGuard(String fenceSchema, FencedTables tables) {
-    this(fenceSchema, tables, DEFAULT_CACHE_SIZE);
+    this(fenceSchema, tables, false, DEFAULT_CACHE_SIZE);
   }
 
   /**
-   * Creates a guard that keeps the decisions of at most {@code maxCached} SQL strings, dropping the
-   * least recently used.
+   * Creates a guard.
    *
+   * @param fenceSchema the schema of the fence table, a plain identifier
+   * @param tables the fenced tables
+   * @param triggerMode whether the connections carry the registration for the enforcement trigger
+   *     ({@code FenceOptions.triggerMode()}): plain DML on a table that has the trigger then passes
+   *     through, since the trigger checks every row; fenced tables without it are still guarded
+   * @param maxCached how many SQL strings' decisions to keep, dropping the least recently used
    * @throws IllegalArgumentException if the schema is not a plain identifier or {@code maxCached}
    *     is not positive
    */
-  public PlainDmlGuard(String fenceSchema, FencedTables tables, int maxCached) {
-    this(maxCached, planner(fenceSchema, tables));
+  public PlainDmlGuard(
+      String fenceSchema, FencedTables tables, boolean triggerMode, int maxCached) {
+    this(maxCached, planner(fenceSchema, tables, triggerMode));
   }
 
   private PlainDmlGuard(int maxCached, Planner planner) {
@@ -219,11 +225,11 @@ public final class PlainDmlGuard {
    * The jOOQ rewriter; without jOOQ on the class path (it is an optional dependency), the word
    * screen alone, which refuses every statement that may write a fenced table.
    */
-  private static Planner planner(String fenceSchema, FencedTables tables) {
+  private static Planner planner(String fenceSchema, FencedTables tables, boolean triggerMode) {
     Objects.requireNonNull(tables, "tables");
     FenceSql.requireIdentifier("fence schema", fenceSchema);
     try {
-      return new DmlRewriter(fenceSchema, tables);
+      return new DmlRewriter(fenceSchema, tables, triggerMode);
     } catch (NoClassDefFoundError jooqMissing) {
       return new WriteScreen(tables);
     }

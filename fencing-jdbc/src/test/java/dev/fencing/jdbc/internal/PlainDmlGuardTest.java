@@ -8,6 +8,7 @@ import dev.fencing.jdbc.internal.PlainDmlGuard.PassThrough;
 import dev.fencing.jdbc.internal.PlainDmlGuard.Refused;
 import dev.fencing.jdbc.internal.PlainDmlGuard.Registration;
 import dev.fencing.jdbc.internal.PlainDmlGuard.Result;
+import dev.fencing.migrations.EnforcementMode;
 import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.migrations.MigrationOptions;
 import java.sql.Connection;
@@ -64,11 +65,6 @@ class PlainDmlGuardTest {
               + "; start it (trust auth, database test) or set -Dfencing.test.jdbc",
           e);
     }
-    try (HikariDataSource data = new HikariDataSource()) {
-      data.setJdbcUrl(URL);
-      data.setMaximumPoolSize(4);
-      FencingMigrations.migrate(data, MigrationOptions.builder().schema(fenceSchema).build());
-    }
     exec(
         "CREATE SCHEMA " + schema,
         "CREATE SCHEMA " + shadow,
@@ -89,6 +85,18 @@ class PlainDmlGuardTest {
             + ".hidden (id bigint PRIMARY KEY, v text, fence_token bigint NOT NULL DEFAULT 0,"
             + " fence_resource text)",
         "CREATE TABLE " + shadow + ".hidden (id bigint PRIMARY KEY, v text)",
+        "CREATE TABLE " + schema + ".enforced (id bigint PRIMARY KEY, v text)");
+    try (HikariDataSource data = new HikariDataSource()) {
+      data.setJdbcUrl(URL);
+      data.setMaximumPoolSize(4);
+      FencingMigrations.migrate(
+          data,
+          MigrationOptions.builder()
+              .schema(fenceSchema)
+              .enforce(schema + ".enforced", EnforcementMode.STRICT)
+              .build());
+    }
+    exec(
         "INSERT INTO "
             + fenceSchema
             + ".fence (resource, token, lease_id) VALUES"
@@ -516,11 +524,24 @@ class PlainDmlGuardTest {
         .isInstanceOf(PassThrough.class);
   }
 
+  @Test
+  void inTriggerModeTablesWithTheTriggerPassThroughAndOthersAreStillGuarded() {
+    PlainDmlGuard triggerMode = new PlainDmlGuard(fenceSchema, tables, true, 16);
+
+    assertThat(triggerMode.rewrite("UPDATE enforced SET v = ? WHERE id = ?", CURRENT))
+        .isInstanceOf(PassThrough.class);
+    assertThat(triggerMode.rewrite("UPDATE items SET v = ? WHERE id = ?", CURRENT))
+        .isInstanceOf(Guarded.class);
+    assertThat(guard.rewrite("UPDATE enforced SET v = ? WHERE id = ?", CURRENT))
+        .as("default mode guards the trigger table too")
+        .isInstanceOf(Guarded.class);
+  }
+
   // --- cache ---
 
   @Test
   void eachStringIsParsedOnceAndANewLeaseOnlyFillsTheSlots() {
-    PlainDmlGuard fresh = new PlainDmlGuard(fenceSchema, tables, 2);
+    PlainDmlGuard fresh = new PlainDmlGuard(fenceSchema, tables, false, 2);
     String sql = "UPDATE items SET v = ? WHERE id = ?";
 
     Result first = fresh.rewrite(sql, CURRENT);
@@ -535,7 +556,7 @@ class PlainDmlGuardTest {
 
   @Test
   void theCacheIsBoundedAndKeepsTheRecentlyUsed() {
-    PlainDmlGuard fresh = new PlainDmlGuard(fenceSchema, tables, 2);
+    PlainDmlGuard fresh = new PlainDmlGuard(fenceSchema, tables, false, 2);
     String a = "UPDATE items SET v = 'a'";
     String b = "UPDATE items SET v = 'b'";
     String c = "UPDATE items SET v = 'c'";
