@@ -21,6 +21,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -220,40 +222,83 @@ class PlainDmlGuardTest {
     assertThat(row(7)).isEqualTo("seven|null|2|orders");
   }
 
-  @Test
-  void aStaleWriteWaitingForAnInFlightRegistrationIsRejectedWhenItCommits() throws Exception {
+  @ParameterizedTest
+  @ValueSource(
+      ints = {
+        Connection.TRANSACTION_READ_COMMITTED,
+        Connection.TRANSACTION_REPEATABLE_READ,
+        Connection.TRANSACTION_SERIALIZABLE
+      })
+  void aStaleWriteWaitingForAnInFlightRegistrationIsRejectedWhenItCommits(int isolation)
+      throws Exception {
+    String resource = "race-" + isolation;
     exec(
         "INSERT INTO "
             + fenceSchema
-            + ".fence (resource, token, lease_id) VALUES ('race', 1, 'race-a')");
-    Registration first = new Registration("race", 1, "race-a");
-    String update = guarded("UPDATE items SET v = ? WHERE id = ?", first);
+            + ".fence (resource, token, lease_id) VALUES ('"
+            + resource
+            + "', 1, 'race-a')");
+    String update =
+        guarded("UPDATE items SET v = ? WHERE id = ?", new Registration(resource, 1, "race-a"));
     try (Connection successor = connect();
         Connection stale = connect()) {
       successor.setAutoCommit(false);
+      stale.setAutoCommit(false);
+      stale.setTransactionIsolation(isolation);
+      try (Statement snapshot = stale.createStatement()) {
+        snapshot.execute("SELECT 1"); // the stale transaction's snapshot predates the commit
+      }
       try (Statement register = successor.createStatement()) {
         register.executeUpdate(
             "UPDATE "
                 + fenceSchema
-                + ".fence SET token = 2, lease_id = 'race-b' WHERE resource = 'race'");
+                + ".fence SET token = 2, lease_id = 'race-b' WHERE resource = '"
+                + resource
+                + "'");
       }
       int stalePid = pid(stale);
-      java.util.concurrent.CompletableFuture<Integer> staleWrite =
-          java.util.concurrent.CompletableFuture.supplyAsync(
+      CompletableFuture<Integer> staleWrite =
+          CompletableFuture.supplyAsync(
               () -> {
                 try (PreparedStatement s = stale.prepareStatement(update)) {
                   s.setString(1, "stale");
                   s.setLong(2, 1L);
-                  return s.executeUpdate();
+                  int rows = s.executeUpdate();
+                  stale.commit();
+                  return rows;
                 } catch (SQLException e) {
+                  if ("40001".equals(e.getSQLState())) {
+                    return -1; // rejected by a serialization failure: nothing written
+                  }
                   throw new IllegalStateException(e);
                 }
               });
       awaitLockWait(stalePid);
       successor.commit();
-      assertThat(staleWrite.get(30, java.util.concurrent.TimeUnit.SECONDS)).isZero();
+      assertThat(staleWrite.get(30, TimeUnit.SECONDS))
+          .isEqualTo(isolation == Connection.TRANSACTION_READ_COMMITTED ? 0 : -1);
     }
     assertThat(row(1)).isEqualTo("one|10|0|null");
+  }
+
+  @Test
+  void aJdbcBatchOfTheRewrittenStatementIsGuardedRowByRow() throws SQLException {
+    String sql = "UPDATE items SET n = n + ? WHERE id = ?";
+    for (Registration holder : List.of(STALE, CURRENT)) {
+      try (Connection c = connect();
+          PreparedStatement batch = c.prepareStatement(guarded(sql, holder))) {
+        c.setAutoCommit(false);
+        for (long id = 1; id <= 2; id++) {
+          batch.setInt(1, 1);
+          batch.setLong(2, id);
+          batch.addBatch();
+        }
+        int[] counts = batch.executeBatch();
+        c.commit();
+        assertThat(counts).containsExactly(holder == STALE ? new int[] {0, 0} : new int[] {1, 1});
+      }
+    }
+    assertThat(row(1)).isEqualTo("one|11|2|orders");
   }
 
   // --- per-resource tokens (issue 10 item 5) ---
@@ -271,6 +316,12 @@ class PlainDmlGuardTest {
     assertThat(execute(guarded("UPDATE items SET v = ? WHERE id = ?", STALE), "old", 1L))
         .as("the stale holder of orders is still rejected")
         .isZero();
+
+    exec("UPDATE " + schema + ".items SET fence_token = 1001, fence_resource = 'invoices'");
+    String upsert =
+        "INSERT INTO items (id, v) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET v = excluded.v";
+    assertThat(execute(guarded(upsert, CURRENT), 2L, "upserted")).isEqualTo(1);
+    assertThat(row(2)).isEqualTo("upserted|20|2|orders");
   }
 
   @Test
