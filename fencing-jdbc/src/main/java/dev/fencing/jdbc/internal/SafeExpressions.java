@@ -1,8 +1,11 @@
 package dev.fencing.jdbc.internal;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import org.jooq.Asterisk;
 import org.jooq.Param;
@@ -76,6 +79,22 @@ final class SafeExpressions {
           op(QOM.Cast.class, x -> List.of(((QOM.Cast<?>) x).$field())),
           op(Row.class, x -> ((Row) x).$fields()));
 
+  /**
+   * Literals jOOQ renders back exactly as PostgreSQL read them. Others are re-rendered from a Java
+   * value and may change type: {@code 1e3} (numeric) comes back as double precision, an interval or
+   * timestamp literal as jOOQ's own spelling.
+   */
+  private static final Set<Class<?>> EXACT_LITERALS =
+      Set.of(
+          String.class,
+          Integer.class,
+          Long.class,
+          Short.class,
+          Byte.class,
+          BigInteger.class,
+          BigDecimal.class,
+          Boolean.class);
+
   private SafeExpressions() {}
 
   private static Operator op(Class<?> type, Function<Object, List<?>> arguments) {
@@ -109,9 +128,18 @@ final class SafeExpressions {
       return reason != null ? reason : unsafe(map.values());
     }
     if (part instanceof Param<?> param) {
-      return param.getParamName() == null
-          ? null
-          : "the named parameter " + param.getParamName() + " (use ? placeholders)";
+      if (param.getParamName() != null) {
+        return "the named parameter " + param.getParamName() + " (use ? placeholders)";
+      }
+      Object value = param.getValue();
+      if (param.isInline() && value != null && !EXACT_LITERALS.contains(value.getClass())) {
+        return "the literal "
+            + param
+            + " ("
+            + value.getClass().getSimpleName()
+            + "), which jOOQ may render with another type; pass it as a ? parameter";
+      }
+      return null;
     }
     if (part instanceof TableField<?, ?> column) {
       return column.getName().startsWith("$")

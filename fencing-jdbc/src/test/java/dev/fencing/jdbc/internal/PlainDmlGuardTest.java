@@ -507,6 +507,8 @@ class PlainDmlGuardTest {
         "UPDATE items SET v = my_function(v) WHERE id = 1",
         "UPDATE items SET n = random() * 10",
         "UPDATE items SET v = 'x' WHERE id = any(?)",
+        "UPDATE items SET n = n * 1e0 WHERE id = 1",
+        "UPDATE items SET v = (DATE '2020-01-01')::text WHERE id = 1",
         "UPDATE items SET v = v || 'x' WHERE id = 1",
         "UPDATE items SET v = ? WHERE id = $1",
         "UPDATE items SET v = 'a' 'b' WHERE id = 1",
