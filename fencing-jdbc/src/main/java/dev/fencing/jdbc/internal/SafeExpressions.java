@@ -4,10 +4,12 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import org.jooq.Asterisk;
+import org.jooq.DataType;
 import org.jooq.Param;
 import org.jooq.QualifiedAsterisk;
 import org.jooq.QueryPart;
@@ -76,7 +78,6 @@ final class SafeExpressions {
           op(
               QOM.Tuple2.class,
               x -> List.of(((QOM.Tuple2<?, ?>) x).$1(), ((QOM.Tuple2<?, ?>) x).$2())),
-          op(QOM.Cast.class, x -> List.of(((QOM.Cast<?>) x).$field())),
           op(Row.class, x -> ((Row) x).$fields()));
 
   /**
@@ -153,12 +154,59 @@ final class SafeExpressions {
         || part instanceof QOM.Null) {
       return null;
     }
+    if (part instanceof QOM.Cast<?> cast) {
+      String reason = unsafeCastType(cast.$dataType());
+      return reason != null ? reason : unsafe(cast.$field());
+    }
     for (Operator operator : OPERATORS) {
       if (operator.type().isInstance(part)) {
         return unsafe(operator.arguments().apply(part));
       }
     }
     return describe(part);
+  }
+
+  /**
+   * Cast types jOOQ renders with the meaning PostgreSQL gave them; {@code bit(n)} comes back as
+   * boolean and {@code float(n)} as float8, so those are refused. Types jOOQ does not know (enums,
+   * domains, extension types) are rendered by name, as written.
+   */
+  private static final Set<String> EXACT_CAST_TYPES =
+      Set.of(
+          "smallint",
+          "integer",
+          "bigint",
+          "numeric",
+          "decimal",
+          "real",
+          "double",
+          "varchar",
+          "char",
+          "clob",
+          "boolean",
+          "date",
+          "time",
+          "timestamp",
+          "time with time zone",
+          "timestamp with time zone",
+          "interval",
+          "uuid",
+          "json",
+          "jsonb",
+          "xml",
+          "blob");
+
+  private static String unsafeCastType(DataType<?> type) {
+    if (type.getSQLDataType() == null) {
+      return null;
+    }
+    String name = type.getTypeName().toLowerCase(Locale.ROOT);
+    if (name.endsWith(" array")) {
+      name = name.substring(0, name.length() - " array".length());
+    }
+    return EXACT_CAST_TYPES.contains(name)
+        ? null
+        : "a cast to " + type.getTypeName() + ", which jOOQ renders as another type";
   }
 
   private static String describe(Object part) {

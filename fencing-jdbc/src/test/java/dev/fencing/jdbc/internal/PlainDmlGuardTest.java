@@ -443,6 +443,8 @@ class PlainDmlGuardTest {
         "UPDATE items SET v = CASE WHEN n > 15 THEN 'big' ELSE 'small' END WHERE v LIKE 't%'"
             + " OR v ILIKE 'O%'",
         "UPDATE items SET n = CAST('7' AS int) + '1'::int WHERE v IS DISTINCT FROM 'two'",
+        "UPDATE items SET v = '{\"a\": 1}'::jsonb::text, n = '12.5'::numeric(4, 1)::int WHERE id = 2",
+        "UPDATE items SET v = '2020-01-02'::date::text WHERE id = 2",
         "UPDATE items SET v = trim('  t  ') WHERE NOT (n < 15) AND v IS NOT NULL",
         "UPDATE items i SET v = greatest(i.v, 'p'), n = -abs(i.n) WHERE (i.id, i.n) = (2, 20)",
         "DELETE FROM items WHERE v NOT IN ('one') OR n IS NULL",
@@ -508,6 +510,8 @@ class PlainDmlGuardTest {
         "UPDATE items SET n = random() * 10",
         "UPDATE items SET v = 'x' WHERE id = any(?)",
         "UPDATE items SET n = n * 1e0 WHERE id = 1",
+        "UPDATE items SET v = (?::bit(3))::text WHERE id = 1",
+        "UPDATE items SET n = (?::float(10))::int WHERE id = 1",
         "UPDATE items SET v = (DATE '2020-01-01')::text WHERE id = 1",
         "UPDATE items SET v = v || 'x' WHERE id = 1",
         "UPDATE items SET v = ? WHERE id = $1",
