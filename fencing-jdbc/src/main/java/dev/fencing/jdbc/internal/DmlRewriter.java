@@ -103,17 +103,21 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
     try {
       if (queries.length > 1) {
         for (Query query : queries) {
-          if (rewrite(sql, query) != null) {
+          if (rewrite(sql, query, new SafeExpressions()) != null) {
             throw new Refusal("it is " + queries.length + " statements in one string");
           }
         }
         return PlainDmlGuard.PassThrough.INSTANCE;
       }
-      Query rewritten = rewrite(sql, queries[0]);
+      SafeExpressions check = new SafeExpressions();
+      Query rewritten = rewrite(sql, queries[0], check);
       if (rewritten == null) {
         return PlainDmlGuard.PassThrough.INSTANCE;
       }
       String rendered = dsl.render(rewritten);
+      refuseIf(
+          occurrences(rendered.toLowerCase(Locale.ROOT), "cast(") != check.casts(),
+          "jOOQ would render it with a cast it does not have, which may change its meaning");
       checkParameterOrder(sql, rendered, dsl.extractBindValues(queries[0]).size());
       return SqlTemplate.split(rendered, marker);
     } catch (Refusal refusal) {
@@ -128,39 +132,39 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
    *
    * @throws Refusal if it writes, or may write, a fenced table in a shape that cannot be guarded
    */
-  private Query rewrite(String sql, Query query) throws Refusal {
+  private Query rewrite(String sql, Query query, SafeExpressions check) throws Refusal {
     if (query instanceof QOM.UpdateReturning<?> returning) {
-      QOM.Update<?> update = rewriteUpdate(sql, returning.$update());
+      QOM.Update<?> update = rewriteUpdate(sql, returning.$update(), check);
       if (update == null) {
         return null;
       }
-      requireSafe("RETURNING", returning.$returning());
+      requireSafe(check, "RETURNING", returning.$returning());
       return returning.$update(update);
     }
     if (query instanceof QOM.DeleteReturning<?> returning) {
-      QOM.Delete<?> delete = rewriteDelete(sql, returning.$delete());
+      QOM.Delete<?> delete = rewriteDelete(sql, returning.$delete(), check);
       if (delete == null) {
         return null;
       }
-      requireSafe("RETURNING", returning.$returning());
+      requireSafe(check, "RETURNING", returning.$returning());
       return returning.$delete(delete);
     }
     if (query instanceof QOM.InsertReturning<?> returning) {
-      QOM.Insert<?> insert = rewriteInsert(sql, returning.$insert());
+      QOM.Insert<?> insert = rewriteInsert(sql, returning.$insert(), check);
       if (insert == null) {
         return null;
       }
-      requireSafe("RETURNING", returning.$returning());
+      requireSafe(check, "RETURNING", returning.$returning());
       return returning.$insert(insert);
     }
     if (query instanceof QOM.Update<?> update) {
-      return rewriteUpdate(sql, update);
+      return rewriteUpdate(sql, update, check);
     }
     if (query instanceof QOM.Delete<?> delete) {
-      return rewriteDelete(sql, delete);
+      return rewriteDelete(sql, delete, check);
     }
     if (query instanceof QOM.Insert<?> insert) {
-      return rewriteInsert(sql, insert);
+      return rewriteInsert(sql, insert, check);
     }
     if (query instanceof Select<?> select) {
       if (select.$with() != null) {
@@ -172,7 +176,8 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
     return null;
   }
 
-  private QOM.Update<?> rewriteUpdate(String sql, QOM.Update<?> update) throws Refusal {
+  private QOM.Update<?> rewriteUpdate(String sql, QOM.Update<?> update, SafeExpressions check)
+      throws Refusal {
     Target target = target(update.$table());
     if (target == null) {
       if (update.$with() != null) {
@@ -188,11 +193,11 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
         update.$set().entrySet()) {
       requireNotFenceColumns(assignment.getKey());
       if (!(assignment.getValue() instanceof QOM.Default<?>)) {
-        requireSafe("SET", assignment.getValue());
+        requireSafe(check, "SET", assignment.getValue());
       }
       set.put(assignment.getKey(), assignment.getValue());
     }
-    requireSafe("WHERE", update.$where());
+    requireSafe(check, "WHERE", update.$where());
     set.put(DSL.field(DSL.unquotedName(TOKEN_COLUMN)), tokenSlot);
     if (target.table().hasResourceColumn()) {
       set.put(DSL.field(DSL.unquotedName(RESOURCE_COLUMN)), resourceSlot);
@@ -200,7 +205,8 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
     return update.$set(set).$where(guarded(update.$where(), target, false));
   }
 
-  private QOM.Delete<?> rewriteDelete(String sql, QOM.Delete<?> delete) throws Refusal {
+  private QOM.Delete<?> rewriteDelete(String sql, QOM.Delete<?> delete, SafeExpressions check)
+      throws Refusal {
     Target target = target(delete.$from());
     if (target == null) {
       if (delete.$with() != null) {
@@ -211,11 +217,12 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
     refuseIf(delete.$with() != null, "it has a WITH clause (a CTE may write elsewhere)");
     refuseIf(!delete.$using().isEmpty(), "it is a DELETE ... USING (a join)");
     refuseIf(!delete.$orderBy().isEmpty() || delete.$limit() != null, "it has ORDER BY or LIMIT");
-    requireSafe("WHERE", delete.$where());
+    requireSafe(check, "WHERE", delete.$where());
     return delete.$where(guarded(delete.$where(), target, false));
   }
 
-  private QOM.Insert<?> rewriteInsert(String sql, QOM.Insert<?> insert) throws Refusal {
+  private QOM.Insert<?> rewriteInsert(String sql, QOM.Insert<?> insert, SafeExpressions check)
+      throws Refusal {
     Target target = target(insert.$into());
     if (target == null) {
       if (insert.$with() != null) {
@@ -237,12 +244,12 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
       requireNotFenceColumns(column);
     }
     Row row = insert.$values().get(0);
-    requireSafe("VALUES", row.$fields());
+    requireSafe(check, "VALUES", row.$fields());
     refuseIf(row.size() != insert.$columns().size(), "its VALUES and column list differ in length");
-    requireSafe("ON CONFLICT", insert.$onConflict());
-    requireSafe("ON CONFLICT ... WHERE", insert.$onConflictWhere());
-    requireSafe("DO UPDATE SET", insert.$updateSet());
-    requireSafe("DO UPDATE ... WHERE", insert.$updateWhere());
+    requireSafe(check, "ON CONFLICT", insert.$onConflict());
+    requireSafe(check, "ON CONFLICT ... WHERE", insert.$onConflictWhere());
+    requireSafe(check, "DO UPDATE SET", insert.$updateSet());
+    requireSafe(check, "DO UPDATE ... WHERE", insert.$updateWhere());
     for (FieldOrRow column : insert.$updateSet().keySet()) {
       requireNotFenceColumns(column);
     }
@@ -380,7 +387,7 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
     for (int i = 0; i < parameters; i++) {
       numbers[i] = i;
     }
-    Query numbered = rewrite(sql, dsl.parser().parseQuery(sql, numbers));
+    Query numbered = rewrite(sql, dsl.parser().parseQuery(sql, numbers), new SafeExpressions());
     List<Object> order = dsl.extractBindValues(numbered);
     boolean inOrder = order.size() == parameters && dsl.render(numbered).equals(rendered);
     for (int i = 0; inOrder && i < parameters; i++) {
@@ -401,8 +408,9 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
     }
   }
 
-  private static void requireSafe(String clause, Object part) throws Refusal {
-    String reason = SafeExpressions.unsafe(part);
+  private static void requireSafe(SafeExpressions check, String clause, Object part)
+      throws Refusal {
+    String reason = check.unsafe(part);
     if (reason != null) {
       throw new Refusal("its " + clause + " clause has " + reason);
     }
@@ -432,6 +440,14 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
 
   private static PlainDmlGuard.Refused refused(String sql, String reason) {
     return PlainDmlGuard.refused(sql, reason);
+  }
+
+  private static int occurrences(String text, String part) {
+    int count = 0;
+    for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + part.length())) {
+      count++;
+    }
+    return count;
   }
 
   private static String kind(Query query) {

@@ -24,7 +24,8 @@ import org.jooq.impl.QOM;
  * unknown or volatile functions, sequence calls, quantified comparisons, ...) is reported, so the
  * statement is refused rather than guessed at. Left out on purpose because jOOQ renders them with a
  * different meaning: {@code ||} (rendered with a cast to varchar, which turns an array or jsonb
- * concatenation into a string one) and {@code = ANY(?)} (rendered as {@code = ANY(ARRAY[?])}).
+ * concatenation into a string one), {@code LIKE} (both sides cast to varchar, which changes it for
+ * citext or char(n)) and {@code = ANY(?)} (rendered as {@code = ANY(ARRAY[?])}).
  */
 final class SafeExpressions {
 
@@ -48,10 +49,6 @@ final class SafeExpressions {
           op(QOM.Between.class, x -> ((QOM.Between<?>) x).$args()),
           op(QOM.InList.class, x -> ((QOM.InList<?>) x).$args()),
           op(QOM.NotInList.class, x -> ((QOM.NotInList<?>) x).$args()),
-          op(QOM.Like.class, x -> ((QOM.Like) x).$args()),
-          op(QOM.NotLike.class, x -> ((QOM.NotLike) x).$args()),
-          op(QOM.LikeIgnoreCase.class, x -> ((QOM.LikeIgnoreCase) x).$args()),
-          op(QOM.NotLikeIgnoreCase.class, x -> ((QOM.NotLikeIgnoreCase) x).$args()),
           op(QOM.FieldCondition.class, x -> ((QOM.FieldCondition) x).$args()),
           op(QOM.ConditionAsField.class, x -> ((QOM.ConditionAsField) x).$args()),
           op(QOM.RowEq.class, x -> ((QOM.RowEq<?>) x).$args()),
@@ -96,7 +93,15 @@ final class SafeExpressions {
           BigDecimal.class,
           Boolean.class);
 
-  private SafeExpressions() {}
+  private int casts;
+
+  /** A checker for the parts of one statement; counts the casts it accepted. */
+  SafeExpressions() {}
+
+  /** How many casts the checked parts contain: jOOQ must render no others. */
+  int casts() {
+    return casts;
+  }
 
   private static Operator op(Class<?> type, Function<Object, List<?>> arguments) {
     return new Operator(type, arguments);
@@ -107,7 +112,7 @@ final class SafeExpressions {
    *
    * @param part an expression, condition, row or list of them; null is fine
    */
-  static String unsafe(Object part) {
+  String unsafe(Object part) {
     if (part == null
         || part instanceof Boolean
         || part instanceof Character
@@ -155,6 +160,7 @@ final class SafeExpressions {
       return null;
     }
     if (part instanceof QOM.Cast<?> cast) {
+      casts++;
       String reason = unsafeCastType(cast.$dataType());
       return reason != null ? reason : unsafe(cast.$field());
     }

@@ -440,8 +440,8 @@ class PlainDmlGuardTest {
       strings = {
         "UPDATE items SET n = n * 2 + 1, v = lower(upper(v)) WHERE id IN (1, 2)",
         "UPDATE items SET v = coalesce(nullif(v, 'one'), 'was one') WHERE n BETWEEN 5 AND 15",
-        "UPDATE items SET v = CASE WHEN n > 15 THEN 'big' ELSE 'small' END WHERE v LIKE 't%'"
-            + " OR v ILIKE 'O%'",
+        "UPDATE items SET v = CASE WHEN n > 15 THEN 'big' ELSE 'small' END WHERE v = 'two'"
+            + " OR v < 'p'",
         "UPDATE items SET n = CAST('7' AS int) + '1'::int WHERE v IS DISTINCT FROM 'two'",
         "UPDATE items SET v = '{\"a\": 1}'::jsonb::text, n = '12.5'::numeric(4, 1)::int WHERE id = 2",
         "UPDATE items SET v = '2020-01-02'::date::text WHERE id = 2",
@@ -509,6 +509,9 @@ class PlainDmlGuardTest {
         "UPDATE items SET v = my_function(v) WHERE id = 1",
         "UPDATE items SET n = random() * 10",
         "UPDATE items SET v = 'x' WHERE id = any(?)",
+        "UPDATE items SET v = 'x' WHERE v LIKE ?",
+        "UPDATE items SET v = 'x' WHERE v NOT ILIKE 'a%'",
+        "UPDATE items SET v = 'a cast(' WHERE id = 1",
         "UPDATE items SET n = n * 1e0 WHERE id = 1",
         "UPDATE items SET v = (?::bit(3))::text WHERE id = 1",
         "UPDATE items SET n = (?::float(10))::int WHERE id = 1",
