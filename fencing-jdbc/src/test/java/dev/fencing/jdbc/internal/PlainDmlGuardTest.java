@@ -637,6 +637,33 @@ class PlainDmlGuardTest {
   }
 
   @Test
+  void concurrentCallersGetTheirOwnLeasesGuardedSql() {
+    PlainDmlGuard shared = new PlainDmlGuard(fenceSchema, tables, false, 8);
+    List<String> sqls = new ArrayList<>();
+    for (int i = 0; i < 16; i++) {
+      sqls.add("UPDATE items SET n = " + i + " WHERE id = ?");
+    }
+
+    List<String> wrong =
+        java.util.stream.IntStream.range(0, 2_000)
+            .parallel()
+            .mapToObj(
+                i -> {
+                  Registration holder = i % 2 == 0 ? CURRENT : STALE;
+                  String sql = ((Guarded) shared.rewrite(sqls.get(i % 16), holder)).sql();
+                  boolean right =
+                      sql.contains("set n = " + (i % 16) + ",")
+                          && sql.contains("lease_id = '" + holder.leaseId() + "'")
+                          && sql.contains("fence_token <= " + holder.token() + " ");
+                  return right ? null : sql;
+                })
+            .filter(java.util.Objects::nonNull)
+            .toList();
+
+    assertThat(wrong).isEmpty();
+  }
+
+  @Test
   void decisionsThatRefuseOrPassAreCachedToo() {
     PlainDmlGuard fresh = new PlainDmlGuard(fenceSchema, tables);
 
