@@ -463,6 +463,27 @@ class PlainDmlGuardTest {
     assertThat(guardedResult).isEqualTo(plainResult);
   }
 
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "UPDATE items SET v = ?, n = ? WHERE id = ?",
+        "UPDATE items SET n = n + 1 WHERE id = ?",
+        "UPDATE items SET v = coalesce(?, v) WHERE id = ? AND (? IS NULL OR n = ?)",
+        "UPDATE items SET v = CASE WHEN n > ? THEN ? ELSE v END WHERE id IN (?, ?, ?)",
+        "UPDATE items SET v = lower(?), n = abs(?) WHERE n BETWEEN ? AND ? AND v <> ?",
+        "UPDATE items SET v = ? WHERE id = ? AND v IS NOT DISTINCT FROM ?",
+        "UPDATE items SET v = NULL, n = DEFAULT WHERE id = ? RETURNING id, v",
+        "UPDATE items SET v = ?::text WHERE id = CAST(? AS bigint)",
+        "DELETE FROM items WHERE id = ? AND n < ?",
+        "INSERT INTO items (id, v, n) VALUES (?, ?, ?)",
+        "INSERT INTO items (id, v) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
+        "INSERT INTO items (id, v, n) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE"
+            + " SET v = EXCLUDED.v, n = items.n + EXCLUDED.n RETURNING id"
+      })
+  void commonDaoShapesAreGuarded(String sql) {
+    assertThat(guard.rewrite(sql, CURRENT)).as(sql).isInstanceOf(Guarded.class);
+  }
+
   // --- what passes through ---
 
   @ParameterizedTest
