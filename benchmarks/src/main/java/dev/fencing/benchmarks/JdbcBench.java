@@ -4,6 +4,8 @@ import dev.fencing.core.Lease;
 import dev.fencing.jdbc.Fencing;
 import dev.fencing.jdbc.GuardedStatements;
 import dev.fencing.jdbc.internal.FenceSql;
+import dev.fencing.jdbc.internal.FencedTables;
+import dev.fencing.jdbc.internal.PlainDmlGuard;
 import dev.fencing.jdbc.jooq.FencedDsl;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -40,6 +42,13 @@ final class JdbcBench {
   static final String JDBC_GUARDED = "JDBC GuardedStatements.update";
   static final String JOOQ_PLAIN = "jOOQ plain update";
   static final String JOOQ_FENCED = "jOOQ FencedDsl.update";
+
+  static final String REWRITE_PLAIN = "plain UPDATE (pool connection)";
+  static final String REWRITE_HAND = "hand-guarded SQL (FenceSql fused, pool connection)";
+  static final String REWRITE_EXECUTE = "PlainDmlGuard.rewrite + execute (pool connection)";
+  static final String REWRITE_WRAPPED = "GuardedStatements.update in scope (wrapper)";
+  static final String REWRITE_HIT = "rewrite only, cached (no database)";
+  static final String REWRITE_MISS = "rewrite only, parse + render (no database)";
 
   static final int BATCH_ROWS = 1_000;
   private static final int ROWS_PER_THREAD = 1_000;
@@ -348,6 +357,105 @@ final class JdbcBench {
                           });
                 }));
     return Harness.run("jOOQ vs JDBC, auto-commit", threads, timing, variants);
+  }
+
+  /**
+   * Issue 16: a DAO's plain one-row UPDATE rewritten into its guarded form by {@link
+   * PlainDmlGuard}, executed on a pool connection, against the same UPDATE written by hand with
+   * {@link FenceSql}'s fused guards and the plain UPDATE (auto-commit). The two "rewrite only"
+   * variants time the rewrite alone: a cache hit (what every statement after the first pays) and a
+   * miss (parse and render, paid once per SQL string).
+   */
+  Harness.GroupResult rewrite(int threads, Harness.Timing timing) throws Exception {
+    FencedTables tables;
+    try (Connection c = env.pool.getConnection()) {
+      tables = FencedTables.read(c);
+    }
+    PlainDmlGuard guard = new PlainDmlGuard(env.fenceSchema, tables);
+    String plainSql = "UPDATE " + accounts + " SET balance = ? WHERE id = ?";
+    String handSql =
+        new FenceSql(env.fenceSchema).bind(lease).update(accounts, "balance = ?", "id = ?").sql();
+    if (!(guard.rewrite(plainSql, lease) instanceof PlainDmlGuard.Guarded)) {
+      throw new IllegalStateException("the rewriter did not guard " + plainSql);
+    }
+    List<Harness.Variant> variants =
+        List.of(
+            new Harness.Variant(
+                REWRITE_PLAIN,
+                thread -> {
+                  Rows rows = new Rows(thread);
+                  return () -> {
+                    try (Connection c = env.pool.getConnection();
+                        PreparedStatement s = c.prepareStatement(plainSql)) {
+                      s.setLong(1, rows.counter);
+                      s.setLong(2, rows.next());
+                      expectOne(s.executeUpdate());
+                    }
+                  };
+                }),
+            new Harness.Variant(
+                REWRITE_HAND,
+                thread -> {
+                  Rows rows = new Rows(thread);
+                  return () -> {
+                    try (Connection c = env.pool.getConnection();
+                        PreparedStatement s = c.prepareStatement(handSql)) {
+                      s.setLong(1, rows.counter);
+                      s.setLong(2, rows.next());
+                      expectOne(s.executeUpdate());
+                    }
+                  };
+                }),
+            new Harness.Variant(
+                REWRITE_EXECUTE,
+                thread -> {
+                  Rows rows = new Rows(thread);
+                  return () -> {
+                    String sql = ((PlainDmlGuard.Guarded) guard.rewrite(plainSql, lease)).sql();
+                    try (Connection c = env.pool.getConnection();
+                        PreparedStatement s = c.prepareStatement(sql)) {
+                      s.setLong(1, rows.counter);
+                      s.setLong(2, rows.next());
+                      expectOne(s.executeUpdate());
+                    }
+                  };
+                }),
+            new Harness.Variant(
+                REWRITE_WRAPPED,
+                thread -> {
+                  Rows rows = new Rows(thread);
+                  return () ->
+                      Fencing.run(
+                          lease,
+                          () -> {
+                            try (Connection c = env.db.getConnection();
+                                PreparedStatement s =
+                                    GuardedStatements.update(
+                                        c, accounts, "balance = ?", "id = ?")) {
+                              s.setLong(1, rows.counter);
+                              s.setLong(2, rows.next());
+                              expectOne(s.executeUpdate());
+                            }
+                          });
+                }),
+            new Harness.Variant(
+                REWRITE_HIT,
+                thread ->
+                    () -> {
+                      if (!(guard.rewrite(plainSql, lease) instanceof PlainDmlGuard.Guarded)) {
+                        throw new IllegalStateException("not guarded");
+                      }
+                    }),
+            new Harness.Variant(
+                REWRITE_MISS,
+                thread ->
+                    () -> {
+                      PlainDmlGuard fresh = new PlainDmlGuard(env.fenceSchema, tables);
+                      if (!(fresh.rewrite(plainSql, lease) instanceof PlainDmlGuard.Guarded)) {
+                        throw new IllegalStateException("not guarded");
+                      }
+                    }));
+    return Harness.run("plain SQL rewrite, auto-commit", threads, timing, variants);
   }
 
   private static void begin(Connection c, boolean explicit) throws SQLException {

@@ -37,7 +37,8 @@ import org.redisson.api.redisnode.RedisNodes;
 public final class Main {
 
   static final Set<String> ALL =
-      new LinkedHashSet<>(List.of("lease", "writes", "batch", "jooq", "heartbeat", "memory"));
+      new LinkedHashSet<>(
+          List.of("lease", "writes", "batch", "jooq", "rewrite", "heartbeat", "memory"));
 
   /** The command line, parsed. */
   record Options(
@@ -198,7 +199,10 @@ public final class Main {
           report.group(LeaseCycleBench.run(env, threads, timing), LeaseCycleBench.FLOOR);
         }
       }
-      if (only.contains("writes") || only.contains("batch") || only.contains("jooq")) {
+      if (only.contains("writes")
+          || only.contains("batch")
+          || only.contains("jooq")
+          || only.contains("rewrite")) {
         LeaseOptions leaseOptions = LeaseOptions.defaults().withKeyPrefix(env.prefix + "db:");
         try (RedisLeaseManager redisLeases = RedisLeaseManager.create(env.redisson, leaseOptions);
             Lease lease =
@@ -227,6 +231,10 @@ public final class Main {
           if (only.contains("jooq")) {
             progress("jOOQ");
             report.group(jdbc.jooq(1, timing), JdbcBench.JDBC_PLAIN);
+          }
+          if (only.contains("rewrite")) {
+            progress("plain SQL rewrite");
+            report.group(jdbc.rewrite(1, timing), JdbcBench.REWRITE_PLAIN);
           }
         }
       }

@@ -3,6 +3,8 @@ package dev.fencing.jdbc;
 import dev.fencing.core.Lease;
 import dev.fencing.jdbc.internal.FenceSql;
 import dev.fencing.jdbc.internal.FencedConnection;
+import dev.fencing.jdbc.internal.FencedTables;
+import dev.fencing.jdbc.internal.PlainDmlGuard;
 import dev.fencing.jdbc.internal.PlainSqlPolicy;
 import java.io.PrintWriter;
 import java.sql.Connection;
@@ -45,7 +47,8 @@ public final class FencedDataSource implements DataSource {
   private final FenceOptions options;
   private final FenceSql sql;
   private final ResourceFence fence;
-  private final PlainSqlPolicy plainSql = PlainSqlPolicy.UNCHANGED;
+  private final PlainSqlPolicy plainSql = this::guardPlainSql;
+  private volatile PlainDmlGuard plainDmlGuard;
   private final FenceObserver observer;
   private volatile LeaseSql lastLease;
 
@@ -153,6 +156,54 @@ public final class FencedDataSource implements DataSource {
         e.addSuppressed(closing);
       }
       throw e;
+    }
+  }
+
+  /**
+   * Reads again which tables are fenced (have a {@code fence_token} column, and which of them have
+   * the enforcement trigger). The set is read from the catalog at the first scoped connection; call
+   * this after fencing more tables while the application runs.
+   *
+   * @throws SQLException if the catalog could not be read
+   */
+  public void refreshFencedTables() throws SQLException {
+    plainDmlGuard = readPlainDmlGuard();
+  }
+
+  /**
+   * Plain SQL a DAO sends in a scope: guarded when it writes a fenced table and the rewriter can
+   * prove its guarded form, refused when it cannot, unchanged otherwise. SQL that already carries
+   * this lease's fence predicate (rendered by {@link dev.fencing.jdbc.jooq.FencedDsl}) is the
+   * library's own and goes through as written.
+   */
+  private String guardPlainSql(String sql, FencedConnection connection) throws SQLException {
+    if (sql.contains(connection.guards().fenceHeld())) {
+      return sql;
+    }
+    PlainDmlGuard guard = plainDmlGuard;
+    if (guard == null) {
+      synchronized (this) {
+        guard = plainDmlGuard;
+        if (guard == null) {
+          guard = readPlainDmlGuard();
+          plainDmlGuard = guard;
+        }
+      }
+    }
+    PlainDmlGuard.Result result = guard.rewrite(sql, connection.lease());
+    if (result instanceof PlainDmlGuard.Refused refused) {
+      throw refused.toException();
+    }
+    return result instanceof PlainDmlGuard.Guarded guarded ? guarded.sql() : sql;
+  }
+
+  private PlainDmlGuard readPlainDmlGuard() throws SQLException {
+    try (Connection catalog = delegate.getConnection()) {
+      return new PlainDmlGuard(
+          options.schema(),
+          FencedTables.read(catalog),
+          options.triggerMode(),
+          PlainDmlGuard.DEFAULT_CACHE_SIZE);
     }
   }
 

@@ -46,6 +46,55 @@ public class FencedStatement<S extends Statement> implements Statement {
     }
   }
 
+  /**
+   * Runs plain SQL as the connection's policy routes it; a statement the policy rewrote into its
+   * guarded form that affects no row is classified like a guarded statement (a rejection while the
+   * fence names another holder, never a silent "no such row").
+   */
+  private <T> T routedExecution(String sql, RoutedCall<T> call) throws SQLException {
+    String routed = connection.routePlainSql(sql);
+    T result = execution(() -> call.call(routed));
+    if (!routed.equals(sql) && affectedNoRow(result)) {
+      connection.classifyNoRows();
+    }
+    return result;
+  }
+
+  @FunctionalInterface
+  private interface RoutedCall<T> {
+    T call(String sql) throws SQLException;
+  }
+
+  /** Whether an execution's result says that some write affected no row. */
+  boolean affectedNoRow(Object result) throws SQLException {
+    if (result instanceof Integer count) {
+      return count == 0;
+    }
+    if (result instanceof Long count) {
+      return count == 0L;
+    }
+    if (result instanceof int[] counts) {
+      for (int count : counts) {
+        if (count == 0) {
+          return true;
+        }
+      }
+      return false;
+    }
+    if (result instanceof long[] counts) {
+      for (long count : counts) {
+        if (count == 0L) {
+          return true;
+        }
+      }
+      return false;
+    }
+    if (result instanceof Boolean resultSet) {
+      return !resultSet && delegate.getUpdateCount() == 0;
+    }
+    return false;
+  }
+
   @Override
   public <T> T unwrap(Class<T> iface) throws SQLException {
     return iface.isInstance(this) ? iface.cast(this) : delegate.unwrap(iface);
@@ -108,22 +157,22 @@ public class FencedStatement<S extends Statement> implements Statement {
 
   @Override
   public boolean execute(String p0, int[] p1) throws SQLException {
-    return execution(() -> delegate.execute(connection.routePlainSql(p0), p1));
+    return routedExecution(p0, routed -> delegate.execute(routed, p1));
   }
 
   @Override
   public boolean execute(String p0, String[] p1) throws SQLException {
-    return execution(() -> delegate.execute(connection.routePlainSql(p0), p1));
+    return routedExecution(p0, routed -> delegate.execute(routed, p1));
   }
 
   @Override
   public boolean execute(String p0, int p1) throws SQLException {
-    return execution(() -> delegate.execute(connection.routePlainSql(p0), p1));
+    return routedExecution(p0, routed -> delegate.execute(routed, p1));
   }
 
   @Override
   public boolean execute(String p0) throws SQLException {
-    return execution(() -> delegate.execute(connection.routePlainSql(p0)));
+    return routedExecution(p0, routed -> delegate.execute(routed));
   }
 
   @Override
@@ -138,47 +187,47 @@ public class FencedStatement<S extends Statement> implements Statement {
 
   @Override
   public long executeLargeUpdate(String p0, int[] p1) throws SQLException {
-    return execution(() -> delegate.executeLargeUpdate(connection.routePlainSql(p0), p1));
+    return routedExecution(p0, routed -> delegate.executeLargeUpdate(routed, p1));
   }
 
   @Override
   public long executeLargeUpdate(String p0, String[] p1) throws SQLException {
-    return execution(() -> delegate.executeLargeUpdate(connection.routePlainSql(p0), p1));
+    return routedExecution(p0, routed -> delegate.executeLargeUpdate(routed, p1));
   }
 
   @Override
   public long executeLargeUpdate(String p0, int p1) throws SQLException {
-    return execution(() -> delegate.executeLargeUpdate(connection.routePlainSql(p0), p1));
+    return routedExecution(p0, routed -> delegate.executeLargeUpdate(routed, p1));
   }
 
   @Override
   public long executeLargeUpdate(String p0) throws SQLException {
-    return execution(() -> delegate.executeLargeUpdate(connection.routePlainSql(p0)));
+    return routedExecution(p0, routed -> delegate.executeLargeUpdate(routed));
   }
 
   @Override
   public ResultSet executeQuery(String p0) throws SQLException {
-    return execution(() -> delegate.executeQuery(connection.routePlainSql(p0)));
+    return routedExecution(p0, routed -> delegate.executeQuery(routed));
   }
 
   @Override
   public int executeUpdate(String p0, int[] p1) throws SQLException {
-    return execution(() -> delegate.executeUpdate(connection.routePlainSql(p0), p1));
+    return routedExecution(p0, routed -> delegate.executeUpdate(routed, p1));
   }
 
   @Override
   public int executeUpdate(String p0, String[] p1) throws SQLException {
-    return execution(() -> delegate.executeUpdate(connection.routePlainSql(p0), p1));
+    return routedExecution(p0, routed -> delegate.executeUpdate(routed, p1));
   }
 
   @Override
   public int executeUpdate(String p0, int p1) throws SQLException {
-    return execution(() -> delegate.executeUpdate(connection.routePlainSql(p0), p1));
+    return routedExecution(p0, routed -> delegate.executeUpdate(routed, p1));
   }
 
   @Override
   public int executeUpdate(String p0) throws SQLException {
-    return execution(() -> delegate.executeUpdate(connection.routePlainSql(p0)));
+    return routedExecution(p0, routed -> delegate.executeUpdate(routed));
   }
 
   @Override

@@ -153,35 +153,6 @@ final class GuardedPreparedStatement extends FencedPreparedStatement<PreparedSta
     bindings.put(index, binding);
   }
 
-  private boolean affectedNoRow(Object result) throws SQLException {
-    if (result instanceof Integer count) {
-      return count == 0;
-    }
-    if (result instanceof Long count) {
-      return count == 0L;
-    }
-    if (result instanceof int[] counts) {
-      for (int count : counts) {
-        if (count == 0) {
-          return true;
-        }
-      }
-      return false;
-    }
-    if (result instanceof long[] counts) {
-      for (long count : counts) {
-        if (count == 0L) {
-          return true;
-        }
-      }
-      return false;
-    }
-    if (result instanceof Boolean resultSet) {
-      return !resultSet && delegate.getUpdateCount() == 0;
-    }
-    return false;
-  }
-
   @Override
   public void setArray(int p0, Array p1) throws SQLException {
     bind(p0, s -> s.setArray(p0, p1));

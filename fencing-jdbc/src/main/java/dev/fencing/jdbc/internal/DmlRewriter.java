@@ -1,0 +1,465 @@
+package dev.fencing.jdbc.internal;
+
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.jooq.Condition;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.FieldOrRow;
+import org.jooq.FieldOrRowOrSelect;
+import org.jooq.Name;
+import org.jooq.Query;
+import org.jooq.Row;
+import org.jooq.SQLDialect;
+import org.jooq.Select;
+import org.jooq.SelectFieldOrAsterisk;
+import org.jooq.Table;
+import org.jooq.TableField;
+import org.jooq.conf.ParseNameCase;
+import org.jooq.conf.ParseUnknownFunctions;
+import org.jooq.conf.RenderNameCase;
+import org.jooq.conf.RenderQuotedNames;
+import org.jooq.conf.Settings;
+import org.jooq.impl.DSL;
+import org.jooq.impl.QOM;
+import org.jooq.impl.TableImpl;
+
+/**
+ * Parses one SQL string with jOOQ and decides: pass through, a template of the guarded statement,
+ * or a refusal. Works on jOOQ's query object model only; the guarded statement is rendered by jOOQ
+ * from the model, so no fragment of the caller's text (comments included) is ever spliced next to a
+ * guard.
+ */
+final class DmlRewriter implements PlainDmlGuard.Planner {
+
+  private static final String TOKEN_COLUMN = "fence_token";
+  private static final String RESOURCE_COLUMN = "fence_resource";
+
+  private final DSLContext dsl;
+  private final FencedTables tables;
+  private final WriteScreen screen;
+  private final String fenceTable;
+  private final String marker;
+  private final Field<Object> tokenSlot;
+  private final Field<Object> resourceSlot;
+  private final Field<Object> leaseSlot;
+
+  private final boolean triggerMode;
+
+  DmlRewriter(String fenceSchema, FencedTables tables, boolean triggerMode) {
+    this.tables = tables;
+    this.triggerMode = triggerMode;
+    this.screen = new WriteScreen(tables);
+    this.fenceTable = "\"" + FenceSql.requireIdentifier("fence schema", fenceSchema) + "\".fence";
+    Settings settings =
+        new Settings()
+            .withParseDialect(SQLDialect.POSTGRES)
+            .withParseNameCase(ParseNameCase.AS_IS)
+            .withParseUnknownFunctions(ParseUnknownFunctions.IGNORE)
+            .withRenderNameCase(RenderNameCase.AS_IS)
+            .withRenderQuotedNames(RenderQuotedNames.EXPLICIT_DEFAULT_UNQUOTED)
+            .withRenderFormatted(false);
+    this.dsl = DSL.using(SQLDialect.POSTGRES, settings);
+    byte[] random = new byte[8];
+    new SecureRandom().nextBytes(random);
+    this.marker = "fencingslot" + HexFormat.of().formatHex(random);
+    this.tokenSlot = DSL.field(DSL.unquotedName(marker + SqlTemplate.TOKEN));
+    this.resourceSlot = DSL.field(DSL.unquotedName(marker + SqlTemplate.RESOURCE));
+    this.leaseSlot = DSL.field(DSL.unquotedName(marker + SqlTemplate.LEASE));
+  }
+
+  /** Why a statement cannot be guarded. */
+  private static final class Refusal extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    Refusal(String reason) {
+      super(reason, null, false, false);
+    }
+  }
+
+  /** Decides for one SQL string; never throws for bad SQL (the database reports that). */
+  @Override
+  public PlainDmlGuard.Plan plan(String sql) {
+    if (tables.isEmpty()) {
+      return PlainDmlGuard.PassThrough.INSTANCE;
+    }
+    if (sql.toLowerCase(Locale.ROOT).contains(marker)) {
+      return refused(sql, "it contains the rewriter's internal marker");
+    }
+    Query[] queries;
+    try {
+      queries = dsl.parser().parse(sql).queries();
+    } catch (RuntimeException | StackOverflowError e) {
+      return screened(sql, "jOOQ's parser cannot read it (" + firstLine(e.getMessage()) + ")");
+    }
+    if (queries.length == 0) {
+      return PlainDmlGuard.PassThrough.INSTANCE;
+    }
+    try {
+      if (queries.length > 1) {
+        for (Query query : queries) {
+          if (rewrite(sql, query, new SafeExpressions()) != null) {
+            throw new Refusal("it is " + queries.length + " statements in one string");
+          }
+        }
+        return PlainDmlGuard.PassThrough.INSTANCE;
+      }
+      SafeExpressions check = new SafeExpressions();
+      Query rewritten = rewrite(sql, queries[0], check);
+      if (rewritten == null) {
+        return PlainDmlGuard.PassThrough.INSTANCE;
+      }
+      String rendered = dsl.render(rewritten);
+      refuseIf(
+          occurrences(rendered.toLowerCase(Locale.ROOT), "cast(") != check.casts(),
+          "jOOQ would render it with a cast it does not have, which may change its meaning");
+      checkParameterOrder(sql, rendered, dsl.extractBindValues(queries[0]).size());
+      return SqlTemplate.split(rendered, marker);
+    } catch (Refusal refusal) {
+      return refused(sql, refusal.getMessage());
+    } catch (RuntimeException | StackOverflowError e) {
+      return refused(sql, "the rewriter failed on it (" + e + ")");
+    }
+  }
+
+  /**
+   * Returns the guarded form of {@code query}, or null if it writes no fenced table.
+   *
+   * @throws Refusal if it writes, or may write, a fenced table in a shape that cannot be guarded
+   */
+  private Query rewrite(String sql, Query query, SafeExpressions check) throws Refusal {
+    if (query instanceof QOM.UpdateReturning<?> returning) {
+      QOM.Update<?> update = rewriteUpdate(sql, returning.$update(), check);
+      if (update == null) {
+        return null;
+      }
+      requireSafe(check, "RETURNING", returning.$returning());
+      return returning.$update(update);
+    }
+    if (query instanceof QOM.DeleteReturning<?> returning) {
+      QOM.Delete<?> delete = rewriteDelete(sql, returning.$delete(), check);
+      if (delete == null) {
+        return null;
+      }
+      requireSafe(check, "RETURNING", returning.$returning());
+      return returning.$delete(delete);
+    }
+    if (query instanceof QOM.InsertReturning<?> returning) {
+      QOM.Insert<?> insert = rewriteInsert(sql, returning.$insert(), check);
+      if (insert == null) {
+        return null;
+      }
+      requireSafe(check, "RETURNING", returning.$returning());
+      return returning.$insert(insert);
+    }
+    if (query instanceof QOM.Update<?> update) {
+      return rewriteUpdate(sql, update, check);
+    }
+    if (query instanceof QOM.Delete<?> delete) {
+      return rewriteDelete(sql, delete, check);
+    }
+    if (query instanceof QOM.Insert<?> insert) {
+      return rewriteInsert(sql, insert, check);
+    }
+    if (query instanceof Select<?> select) {
+      if (select.$with() != null) {
+        screen(sql, "it is a SELECT with a WITH clause (a CTE may write)");
+      }
+      return null;
+    }
+    screen(sql, "it is a " + kind(query) + " statement the rewriter does not guard");
+    return null;
+  }
+
+  private QOM.Update<?> rewriteUpdate(String sql, QOM.Update<?> update, SafeExpressions check)
+      throws Refusal {
+    Target target = target(update.$table());
+    if (target == null) {
+      if (update.$with() != null) {
+        screen(sql, "it has a WITH clause");
+      }
+      return null;
+    }
+    refuseIf(update.$with() != null, "it has a WITH clause (a CTE may write elsewhere)");
+    refuseIf(!update.$from().isEmpty(), "it is an UPDATE ... FROM (a join)");
+    refuseIf(!update.$orderBy().isEmpty() || update.$limit() != null, "it has ORDER BY or LIMIT");
+    Map<FieldOrRow, FieldOrRowOrSelect> set = new LinkedHashMap<>();
+    for (Map.Entry<? extends FieldOrRow, ? extends FieldOrRowOrSelect> assignment :
+        update.$set().entrySet()) {
+      requireNotFenceColumns(assignment.getKey());
+      if (!(assignment.getValue() instanceof QOM.Default<?>)) {
+        requireSafe(check, "SET", assignment.getValue());
+      }
+      set.put(assignment.getKey(), assignment.getValue());
+    }
+    requireSafe(check, "WHERE", update.$where());
+    set.put(DSL.field(DSL.unquotedName(TOKEN_COLUMN)), tokenSlot);
+    if (target.table().hasResourceColumn()) {
+      set.put(DSL.field(DSL.unquotedName(RESOURCE_COLUMN)), resourceSlot);
+    }
+    return update.$set(set).$where(guarded(update.$where(), target, false));
+  }
+
+  private QOM.Delete<?> rewriteDelete(String sql, QOM.Delete<?> delete, SafeExpressions check)
+      throws Refusal {
+    Target target = target(delete.$from());
+    if (target == null) {
+      if (delete.$with() != null) {
+        screen(sql, "it has a WITH clause");
+      }
+      return null;
+    }
+    refuseIf(delete.$with() != null, "it has a WITH clause (a CTE may write elsewhere)");
+    refuseIf(!delete.$using().isEmpty(), "it is a DELETE ... USING (a join)");
+    refuseIf(!delete.$orderBy().isEmpty() || delete.$limit() != null, "it has ORDER BY or LIMIT");
+    requireSafe(check, "WHERE", delete.$where());
+    return delete.$where(guarded(delete.$where(), target, false));
+  }
+
+  private QOM.Insert<?> rewriteInsert(String sql, QOM.Insert<?> insert, SafeExpressions check)
+      throws Refusal {
+    Target target = target(insert.$into());
+    if (target == null) {
+      if (insert.$with() != null) {
+        screen(sql, "it has a WITH clause");
+      }
+      return null;
+    }
+    refuseIf(insert.$with() != null, "it has a WITH clause (a CTE may write elsewhere)");
+    refuseIf(insert.$select() != null, "it is an INSERT ... SELECT");
+    refuseIf(insert.$defaultValues(), "it is an INSERT ... DEFAULT VALUES");
+    refuseIf(
+        insert.$columns().isEmpty()
+            || !insert.$columns().stream().allMatch(column -> column instanceof TableField<?, ?>),
+        "it does not name its columns");
+    refuseIf(
+        insert.$values().size() != 1,
+        "it inserts " + insert.$values().size() + " rows (insert one row per statement, batched)");
+    for (Field<?> column : insert.$columns()) {
+      requireNotFenceColumns(column);
+    }
+    Row row = insert.$values().get(0);
+    requireSafe(check, "VALUES", row.$fields());
+    refuseIf(row.size() != insert.$columns().size(), "its VALUES and column list differ in length");
+    requireSafe(check, "ON CONFLICT", insert.$onConflict());
+    requireSafe(check, "ON CONFLICT ... WHERE", insert.$onConflictWhere());
+    requireSafe(check, "DO UPDATE SET", insert.$updateSet());
+    requireSafe(check, "DO UPDATE ... WHERE", insert.$updateWhere());
+    for (FieldOrRow column : insert.$updateSet().keySet()) {
+      requireNotFenceColumns(column);
+    }
+
+    List<Field<?>> columns = new ArrayList<>(insert.$columns());
+    List<SelectFieldOrAsterisk> values = new ArrayList<>(row.$fields());
+    Field<Object> tokenColumn = DSL.field(DSL.unquotedName(TOKEN_COLUMN));
+    Field<Object> resourceColumn = DSL.field(DSL.unquotedName(RESOURCE_COLUMN));
+    columns.add(tokenColumn);
+    values.add(tokenSlot);
+    if (target.table().hasResourceColumn()) {
+      columns.add(resourceColumn);
+      values.add(resourceSlot);
+    }
+    QOM.Insert<?> guarded =
+        insert.$values(List.of()).$columns(columns).$select(DSL.select(values).where(fenceHeld()));
+    if (insert.$onDuplicateKeyUpdate()) {
+      Map<FieldOrRow, FieldOrRowOrSelect> set = new LinkedHashMap<>(insert.$updateSet());
+      set.put(tokenColumn, DSL.excluded(tokenColumn));
+      if (target.table().hasResourceColumn()) {
+        set.put(resourceColumn, DSL.excluded(resourceColumn));
+      }
+      guarded =
+          guarded.$updateSet(set).$updateWhere(rowGuarded(insert.$updateWhere(), target, true));
+    }
+    return guarded;
+  }
+
+  /** A fenced table named as a statement's target, and the name that qualifies its columns. */
+  private record Target(FencedTables.Table table, Name qualifier) {}
+
+  /**
+   * Returns the fenced table {@code table} names, or null if it is not fenced or, in trigger mode,
+   * has the enforcement trigger (which then checks every row the plain statement writes).
+   *
+   * @throws Refusal if it is not a plain table, or jOOQ may have read the target differently from
+   *     PostgreSQL: an unfenced target whose alias is the name of a fenced table (jOOQ reads {@code
+   *     UPDATE ONLY items} as the table {@code ONLY} aliased {@code items})
+   */
+  private Target target(Table<?> table) throws Refusal {
+    Name qualifier = null;
+    Table<?> named = table;
+    if (table instanceof QOM.TableAlias<?> alias) {
+      qualifier = alias.$alias();
+      named = alias.$table();
+    }
+    Name name = named.getQualifiedName();
+    if (!(named instanceof TableImpl<?>)) {
+      throw new Refusal("its target " + named + " is not a plain table");
+    }
+    Name[] parts = name.parts();
+    String relation = fold(parts[parts.length - 1]);
+    String schema = parts.length >= 2 ? fold(parts[parts.length - 2]) : null;
+    FencedTables.Table fenced = tables.resolve(schema, relation).orElse(null);
+    if (fenced == null) {
+      if (qualifier != null && tables.anyNamedLike(fold(qualifier))) {
+        throw new Refusal(
+            "its target "
+                + named
+                + " has the alias "
+                + qualifier
+                + ", the name of a fenced table, which PostgreSQL may read as the target");
+      }
+      return null;
+    }
+    if (triggerMode && fenced.hasEnforcementTrigger()) {
+      return null;
+    }
+    if (!tables.standardConformingStrings()) {
+      throw new Refusal(
+          "standard_conforming_strings is off, so string literals could be read differently");
+    }
+    return new Target(fenced, qualifier == null ? parts[parts.length - 1] : qualifier);
+  }
+
+  /** The name as PostgreSQL stores it: quoted names exactly, unquoted ones in lower case. */
+  private static String fold(Name part) {
+    String text = part.last();
+    if (part.quoted() == Name.Quoted.QUOTED) {
+      return text;
+    }
+    StringBuilder folded = new StringBuilder(text.length());
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      folded.append(c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c);
+    }
+    return folded.toString();
+  }
+
+  private Condition guarded(Condition where, Target target, boolean qualified) {
+    return DSL.and(rowGuarded(where, target, qualified), fenceHeld());
+  }
+
+  private Condition rowGuarded(Condition where, Target target, boolean qualified) {
+    Field<Object> token =
+        DSL.field(
+            qualified
+                ? DSL.name(target.qualifier(), DSL.unquotedName(TOKEN_COLUMN))
+                : DSL.unquotedName(TOKEN_COLUMN));
+    Condition rowGuard;
+    if (target.table().hasResourceColumn()) {
+      Field<Object> resource =
+          DSL.field(
+              qualified
+                  ? DSL.name(target.qualifier(), DSL.unquotedName(RESOURCE_COLUMN))
+                  : DSL.unquotedName(RESOURCE_COLUMN));
+      rowGuard =
+          DSL.condition("({0} <= {1} OR {2} <> {3})", token, tokenSlot, resource, resourceSlot);
+    } else {
+      rowGuard = DSL.condition("{0} <= {1}", token, tokenSlot);
+    }
+    return where == null ? rowGuard : DSL.and(where, rowGuard);
+  }
+
+  private Condition fenceHeld() {
+    return DSL.condition(
+        "EXISTS (SELECT 1 FROM "
+            + fenceTable
+            + " fencing_fence WHERE fencing_fence.resource = {0} AND fencing_fence.token = {1}"
+            + " AND fencing_fence.lease_id = {2} FOR SHARE OF fencing_fence)",
+        resourceSlot,
+        tokenSlot,
+        leaseSlot);
+  }
+
+  /**
+   * Checks that the rewrite kept the caller's parameters in their order: parses again with numbered
+   * bind values and expects the same SQL with the numbers in sequence.
+   */
+  private void checkParameterOrder(String sql, String rendered, int parameters) throws Refusal {
+    if (parameters == 0) {
+      return;
+    }
+    Object[] numbers = new Object[parameters];
+    for (int i = 0; i < parameters; i++) {
+      numbers[i] = i;
+    }
+    Query numbered = rewrite(sql, dsl.parser().parseQuery(sql, numbers), new SafeExpressions());
+    List<Object> order = dsl.extractBindValues(numbered);
+    boolean inOrder = order.size() == parameters && dsl.render(numbered).equals(rendered);
+    for (int i = 0; inOrder && i < parameters; i++) {
+      inOrder = Integer.valueOf(i).equals(order.get(i));
+    }
+    refuseIf(!inOrder, "the rewriter cannot keep its ? parameters in their order");
+  }
+
+  private void requireNotFenceColumns(FieldOrRow target) throws Refusal {
+    List<? extends Field<?>> fields =
+        target instanceof Row row ? row.$fields() : List.of((Field<?>) target);
+    for (Field<?> field : fields) {
+      refuseIf(!(field instanceof TableField<?, ?>), "it assigns to " + field + ", not a column");
+      String column = fold(field.getUnqualifiedName());
+      refuseIf(
+          column.equals(TOKEN_COLUMN) || column.equals(RESOURCE_COLUMN),
+          "it sets " + column + " itself, which only the guard may set");
+    }
+  }
+
+  private static void requireSafe(SafeExpressions check, String clause, Object part)
+      throws Refusal {
+    String reason = check.unsafe(part);
+    if (reason != null) {
+      throw new Refusal("its " + clause + " clause has " + reason);
+    }
+  }
+
+  private static void refuseIf(boolean condition, String reason) throws Refusal {
+    if (condition) {
+      throw new Refusal(reason);
+    }
+  }
+
+  /**
+   * For a statement the rewriter does not understand: refuses it if its text names a fenced table
+   * and a writing keyword, else lets it through.
+   */
+  private void screen(String sql, String reason) throws Refusal {
+    if (screen.mayWriteFencedTable(sql)) {
+      throw new Refusal(reason + ", and it may write a fenced table");
+    }
+  }
+
+  private PlainDmlGuard.Plan screened(String sql, String reason) {
+    return screen.mayWriteFencedTable(sql)
+        ? refused(sql, reason + ", and it may write a fenced table")
+        : PlainDmlGuard.PassThrough.INSTANCE;
+  }
+
+  private static PlainDmlGuard.Refused refused(String sql, String reason) {
+    return PlainDmlGuard.refused(sql, reason);
+  }
+
+  private static int occurrences(String text, String part) {
+    int count = 0;
+    for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + part.length())) {
+      count++;
+    }
+    return count;
+  }
+
+  private static String kind(Query query) {
+    String name = query.getClass().getSimpleName();
+    return name.endsWith("Impl") ? name.substring(0, name.length() - 4) : name;
+  }
+
+  private static String firstLine(String message) {
+    if (message == null) {
+      return "no message";
+    }
+    int newline = message.indexOf('\n');
+    return newline < 0 ? message : message.substring(0, newline);
+  }
+}
