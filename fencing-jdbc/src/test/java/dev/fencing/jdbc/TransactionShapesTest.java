@@ -49,9 +49,15 @@ class TransactionShapesTest {
     threads.shutdownNow();
   }
 
+  /**
+   * A registered holder that goes on believing it holds its lease whatever happens (a rejection
+   * marks the real lease lost at once): only the database can stop its writes, which is what these
+   * shapes test.
+   */
   private static Lease registeredHolder() {
-    return fx.fencedLeases()
-        .acquire("shape-" + ++resources, FencingFixture.lease(Duration.ofSeconds(30)));
+    return FencingFixture.unawareOfLoss(
+        fx.fencedLeases()
+            .acquire("shape-" + ++resources, FencingFixture.lease(Duration.ofSeconds(30))));
   }
 
   /** The successor's registration, as {@link ResourceFence} writes it, on its own connection. */
