@@ -147,9 +147,10 @@ public final class FencedDataSource implements DataSource {
 
   private Connection fenced(Connection connection, Lease lease) throws SQLException {
     try {
+      knowFencedTables(connection);
       return FencedConnection.wrap(
           connection, lease, sql, boundSql(lease), options.triggerMode(), plainSql, observer);
-    } catch (RuntimeException e) {
+    } catch (SQLException | RuntimeException e) {
       try {
         connection.close();
       } catch (SQLException closing) {
@@ -167,7 +168,9 @@ public final class FencedDataSource implements DataSource {
    * @throws SQLException if the catalog could not be read
    */
   public void refreshFencedTables() throws SQLException {
-    plainDmlGuard = readPlainDmlGuard();
+    try (Connection catalog = delegate.getConnection()) {
+      plainDmlGuard = readPlainDmlGuard(catalog);
+    }
   }
 
   /**
@@ -180,30 +183,32 @@ public final class FencedDataSource implements DataSource {
     if (sql.contains(connection.guards().fenceHeld())) {
       return sql;
     }
-    PlainDmlGuard guard = plainDmlGuard;
-    if (guard == null) {
-      synchronized (this) {
-        guard = plainDmlGuard;
-        if (guard == null) {
-          guard = readPlainDmlGuard();
-          plainDmlGuard = guard;
-        }
-      }
-    }
-    PlainDmlGuard.Result result = guard.rewrite(sql, connection.lease());
+    PlainDmlGuard.Result result = plainDmlGuard.rewrite(sql, connection.lease());
     if (result instanceof PlainDmlGuard.Refused refused) {
       throw refused.toException();
     }
     return result instanceof PlainDmlGuard.Guarded guarded ? guarded.sql() : sql;
   }
 
-  private PlainDmlGuard readPlainDmlGuard() throws SQLException {
-    try (Connection catalog = delegate.getConnection()) {
-      return new PlainDmlGuard(
-          options.schema(),
-          FencedTables.read(catalog),
-          options.triggerMode(),
-          PlainDmlGuard.DEFAULT_CACHE_SIZE);
+  private PlainDmlGuard readPlainDmlGuard(Connection catalog) throws SQLException {
+    return new PlainDmlGuard(
+        options.schema(),
+        FencedTables.read(catalog),
+        options.triggerMode(),
+        PlainDmlGuard.DEFAULT_CACHE_SIZE);
+  }
+
+  /**
+   * Reads the fenced tables at the first scoped connection, on that connection before it is wrapped
+   * (a second connection could wait forever on a pool of one).
+   */
+  private void knowFencedTables(Connection connection) throws SQLException {
+    if (plainDmlGuard == null) {
+      synchronized (this) {
+        if (plainDmlGuard == null) {
+          plainDmlGuard = readPlainDmlGuard(connection);
+        }
+      }
     }
   }
 

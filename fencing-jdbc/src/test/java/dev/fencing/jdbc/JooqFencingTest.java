@@ -66,6 +66,11 @@ class JooqFencingTest {
     fx.exec("TRUNCATE " + fx.table("charges") + ", " + fx.table("accounts"));
   }
 
+  /** jOOQ on the pool itself: fencing switched off, as before this library. */
+  private static DSLContext unfenced() {
+    return DSL.using(fx.pool, SQLDialect.POSTGRES);
+  }
+
   private int setOwner(Lease lease, long id, String owner) {
     return Fencing.call(lease, () -> fenced.update(ctx, accounts, Map.of(OWNER, owner), ID.eq(id)));
   }
@@ -93,7 +98,8 @@ class JooqFencingTest {
     fx.insertAccount(3, "nobody", 0);
     setOwner(current, 3, "B");
     int rows =
-        Fencing.call(stale, () -> ctx.update(accounts).set(OWNER, "A").where(ID.eq(3L)).execute());
+        Fencing.call(
+            stale, () -> unfenced().update(accounts).set(OWNER, "A").where(ID.eq(3L)).execute());
     assertThat(rows).isEqualTo(1);
     assertThat(fx.ownerOf(3)).as("the violation FencedDsl prevents").isEqualTo("A");
   }
@@ -135,7 +141,12 @@ class JooqFencingTest {
     int rows =
         Fencing.call(
             stale,
-            () -> ctx.insertInto(charges).columns(CUSTOMER, AMOUNT).values(3L, 100L).execute());
+            () ->
+                unfenced()
+                    .insertInto(charges)
+                    .columns(CUSTOMER, AMOUNT)
+                    .values(3L, 100L)
+                    .execute());
     assertThat(rows).as("the violation FencedDsl prevents").isEqualTo(1);
   }
 

@@ -157,6 +157,16 @@ enum StatementKind {
     }
   },
   /**
+   * A DAO's plain UPDATE, unchanged, through a fenced connection in default mode (no trigger): the
+   * connection rewrites it into the guarded form.
+   */
+  PLAIN_SQL_REWRITTEN("plain UPDATE rewritten by the fenced connection", "items", false) {
+    @Override
+    int[] fenced(Session s, Connection c, Step step, long id) throws SQLException {
+      return GUARDED_UPDATE.plain(s, c, step, id);
+    }
+  },
+  /**
    * A DAO that knows nothing of fencing, on a table with the strict enforcement trigger, through a
    * data source in trigger mode.
    */
