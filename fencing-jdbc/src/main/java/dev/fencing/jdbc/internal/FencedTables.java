@@ -136,6 +136,28 @@ public final class FencedTables {
     return false;
   }
 
+  /**
+   * The fenced tables without the enforcement trigger: in trigger mode, the only ones a plain write
+   * could reach unchecked.
+   */
+  public FencedTables withoutEnforcementTrigger() {
+    Map<String, Table> qualified = new HashMap<>();
+    Map<String, Table> visible = new HashMap<>();
+    byQualifiedName.forEach(
+        (key, table) -> {
+          if (!table.hasEnforcementTrigger()) {
+            qualified.put(key, table);
+          }
+        });
+    visibleByName.forEach(
+        (key, table) -> {
+          if (!table.hasEnforcementTrigger()) {
+            visible.put(key, table);
+          }
+        });
+    return new FencedTables(qualified, visible, standardStrings);
+  }
+
   /** Whether there is no fenced table at all. */
   public boolean isEmpty() {
     return byQualifiedName.isEmpty();

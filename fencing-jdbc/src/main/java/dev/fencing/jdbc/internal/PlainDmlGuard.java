@@ -223,7 +223,8 @@ public final class PlainDmlGuard {
 
   /**
    * The jOOQ rewriter; without jOOQ on the class path (it is an optional dependency), the word
-   * screen alone, which refuses every statement that may write a fenced table.
+   * screen alone, which refuses every statement that may write a fenced table (in trigger mode, a
+   * fenced table without the trigger).
    */
   private static Planner planner(String fenceSchema, FencedTables tables, boolean triggerMode) {
     Objects.requireNonNull(tables, "tables");
@@ -231,7 +232,8 @@ public final class PlainDmlGuard {
     try {
       return new DmlRewriter(fenceSchema, tables, triggerMode);
     } catch (NoClassDefFoundError jooqMissing) {
-      return new WriteScreen(tables);
+      // In trigger mode the trigger checks every row of the tables that have it.
+      return new WriteScreen(triggerMode ? tables.withoutEnforcementTrigger() : tables);
     }
   }
 
