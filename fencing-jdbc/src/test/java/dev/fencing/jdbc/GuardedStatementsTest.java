@@ -338,10 +338,17 @@ class GuardedStatementsTest {
         });
   }
 
-  /** Index scans of the fence table by anyone: flushed statistics plus this backend's pending. */
+  /**
+   * Index scans of the fence table: flushed statistics plus this backend's open transaction. The
+   * statistics of this backend's finished transactions are flushed first (PostgreSQL otherwise
+   * defers that by up to a second, and a count read too early came out short).
+   */
   private long fenceLookupsSoFar(Connection c) throws SQLException {
     try (var settings = c.createStatement()) {
       settings.execute("SET stats_fetch_consistency = none");
+      if (c.getAutoCommit()) {
+        settings.execute("SELECT pg_catalog.pg_stat_force_next_flush()");
+      }
     }
     try (var read =
         c.prepareStatement(

@@ -200,15 +200,27 @@ class StaleWriterTest {
       Thread.sleep(20);
     }
     assertThat(lease.isHeld()).isFalse();
+    int pid = fenced.unwrap(org.postgresql.PGConnection.class).getBackendPID();
+    String lastSeen = lastStatementSeenBy(pid);
     assertThatThrownBy(
             () -> GuardedStatements.update(fenced, fx.table("accounts"), "owner = ?", "id = ?"))
         .isInstanceOf(dev.fencing.core.LeaseLostException.class)
         .hasMessageContaining("no longer held");
     assertThatThrownBy(() -> fenced.prepareStatement("SELECT 1"))
         .isInstanceOf(dev.fencing.core.LeaseLostException.class);
+    assertThat(lastStatementSeenBy(pid))
+        .as("the server saw nothing from the connection after the lease was known lost")
+        .isEqualTo(lastSeen);
     fenced.close();
     assertThatThrownBy(() -> Fencing.run(lease, () -> {}))
         .isInstanceOf(dev.fencing.core.LeaseLostException.class);
     assertThat(fx.ownerOf(9)).isEqualTo("nobody");
+  }
+
+  /** What the server last saw from backend {@code pid}: its last statement and when it changed. */
+  private static String lastStatementSeenBy(int pid) {
+    return fx.queryString(
+            "SELECT query || ' @ ' || state_change FROM pg_stat_activity WHERE pid = " + pid)
+        .orElseThrow();
   }
 }
