@@ -113,6 +113,22 @@ class ChaosShortTest {
     assertFencedRun("theTriggerCommitsNoStaleWrite", r);
   }
 
+  /**
+   * The unchanged plain SQL of the trigger run, on tables without the trigger, through a fenced
+   * data source in default mode: the connection rewrites each statement into its guarded form.
+   */
+  @Test
+  void rewrittenPlainSqlCommitsNoStaleWrite() throws Exception {
+    ChaosRun.Result r =
+        run(
+            "rewrite",
+            settings(
+                "rewrite",
+                seed(new Random().nextInt(1_000_000)),
+                seconds("chaos.short.seconds", 30)));
+    assertFencedRun("rewrittenPlainSqlCommitsNoStaleWrite", r);
+  }
+
   @Test
   void withFencingOffPausesAloneLetStaleWritesCommit() throws Exception {
     ChaosRun.Result r =
