@@ -4,13 +4,17 @@ import dev.fencing.core.Lease;
 import dev.fencing.jdbc.internal.FenceClassifier;
 import dev.fencing.jdbc.internal.FenceSql;
 import dev.fencing.jdbc.internal.StaleBlockerWatch;
+import dev.fencing.schema.FenceSchema;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLNonTransientException;
 import java.sql.SQLTimeoutException;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
 import javax.sql.DataSource;
@@ -42,6 +46,7 @@ public final class ResourceFence {
   private final DataSource dataSource;
   private final FenceOptions options;
   private final FenceSql sql;
+  private volatile boolean contractChecked;
 
   /**
    * Creates the fence.
@@ -88,6 +93,9 @@ public final class ResourceFence {
    * @throws StaleTokenException if the fence already holds this token or a higher one for another
    *     lease (Redis handed out a token the database has seen: see {@link FencedLeaseManager})
    * @throws SQLTimeoutException if the fence row stayed locked for the whole registration timeout
+   * @throws SQLNonTransientException (SQLState {@code 3F000}) at the first registration, if {@link
+   *     FenceOptions#schema()} is not a fence schema the migrations created (the message names the
+   *     ones that exist), or its migrations are older than this library
    * @throws SQLException if the database failed, or (SQLState {@code 42501}) a stale blocker
    *     outlived the lease time and this role may not end it
    * @throws dev.fencing.core.LeaseLostException if the lease is already known lost
@@ -96,6 +104,9 @@ public final class ResourceFence {
   public void register(Lease lease) throws SQLException {
     Objects.requireNonNull(lease, "lease");
     lease.checkHeld();
+    if (!contractChecked) {
+      checkContract();
+    }
     long start = System.nanoTime();
     long deadline = start + nanos(options.registrationTimeout());
     long bound = start + nanos(lease.leaseTime());
@@ -157,6 +168,59 @@ public final class ResourceFence {
    * One registration attempt under {@code lock_timeout}; with {@code endBlockersAfter}, stale
    * blockers of the fence row are ended while it waits.
    */
+  /**
+   * Once per fence: the configured schema must be one the migrations created, at this library's
+   * contract version, so a schema given to the migrations and another given to {@link FenceOptions}
+   * fail loudly at the first registration instead of at some later write.
+   */
+  private void checkContract() throws SQLException {
+    try (Connection connection = dataSource.getConnection()) {
+      int version;
+      try (PreparedStatement read =
+              connection.prepareStatement(FenceSchema.contractQuery(options.schema()));
+          ResultSet row = read.executeQuery()) {
+        row.next();
+        version = row.getInt(1);
+      } catch (SQLException e) {
+        if (!"3F000".equals(e.getSQLState()) && !"42883".equals(e.getSQLState())) {
+          throw e;
+        }
+        List<String> schemas = new ArrayList<>();
+        try (PreparedStatement read = connection.prepareStatement(FenceSchema.fenceSchemasQuery());
+            ResultSet rows = read.executeQuery()) {
+          while (rows.next()) {
+            schemas.add(rows.getString(1));
+          }
+        }
+        throw new SQLNonTransientException(
+            "FenceOptions.schema() is \""
+                + options.schema()
+                + "\", but that schema holds no fence created by fencing-migrations (fence schemas"
+                + " in this database: "
+                + (schemas.isEmpty() ? "none" : schemas)
+                + "); run the migrations with --schema "
+                + options.schema()
+                + (schemas.isEmpty()
+                    ? ""
+                    : ", or use FenceOptions.defaults().withSchema(\"" + schemas.get(0) + "\")"),
+            "3F000",
+            e);
+      }
+      if (version < FenceSchema.CONTRACT_VERSION) {
+        throw new SQLNonTransientException(
+            "the fence schema \""
+                + options.schema()
+                + "\" was migrated to contract "
+                + version
+                + ", this library needs "
+                + FenceSchema.CONTRACT_VERSION
+                + ": run fencing-migrations again",
+            "3F000");
+      }
+    }
+    contractChecked = true;
+  }
+
   private void registerOnce(Lease lease, long lockTimeoutMillis, Duration endBlockersAfter)
       throws SQLException {
     try (Connection connection = dataSource.getConnection()) {
