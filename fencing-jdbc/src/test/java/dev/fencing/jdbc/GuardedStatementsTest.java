@@ -181,6 +181,31 @@ class GuardedStatementsTest {
     assertThat(charges()).isEqualTo(1);
   }
 
+  /**
+   * The row guard on its own: a row stamped, outside the library, with a newer token of the same
+   * resource (imported data, a hand-written fix) is not overwritten by the current holder, whose
+   * registration the fence check accepts. Through the library alone the fence implies the row
+   * guard, so only such a row shows that the row guard is there.
+   */
+  @Test
+  void aRowStampedWithANewerTokenOfTheSameResourceIsLeftAlone() throws Exception {
+    fx.insertAccount(77, "imported", 0);
+    long newer = current.token().value() + 100;
+    fx.exec(
+        "UPDATE "
+            + fx.table("accounts")
+            + " SET fence_token = "
+            + newer
+            + ", fence_resource = '"
+            + current.resource()
+            + "' WHERE id = 77");
+
+    assertThat(fx.guardedSetOwner(current, 77, "B")).isZero();
+    assertThat(fx.ownerOf(77)).isEqualTo("imported");
+    assertThat(fx.queryLong("SELECT fence_token FROM " + fx.table("accounts") + " WHERE id = 77"))
+        .isEqualTo(newer);
+  }
+
   @Test
   void shouldReturnZeroForAMissingRowWhenTheTokenIsCurrent() throws Exception {
     assertThat(fx.guardedSetOwner(current, 404, "B")).isZero();
