@@ -1,5 +1,6 @@
 package dev.fencing.jdbc.internal;
 
+import dev.fencing.schema.FenceSchema;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -55,7 +56,7 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
     this.tables = tables;
     this.triggerMode = triggerMode;
     this.screen = new WriteScreen(tables);
-    this.fenceTable = "\"" + FenceSql.requireIdentifier("fence schema", fenceSchema) + "\".fence";
+    this.fenceTable = FenceSchema.fenceTable(fenceSchema);
     Settings settings =
         new Settings()
             .withParseDialect(SQLDialect.POSTGRES)
