@@ -1,13 +1,18 @@
 package dev.fencing.spring;
 
 import dev.fencing.core.LeaseManager;
+import dev.fencing.core.LeaseObserver;
 import dev.fencing.core.RedisLeaseManager;
+import dev.fencing.jdbc.FenceObserver;
 import dev.fencing.jdbc.FencedDataSource;
 import dev.fencing.jdbc.FencedLeaseManager;
 import dev.fencing.migrations.MigrationOptions;
 import dev.fencing.spring.internal.FenceMigrationsInitializer;
 import dev.fencing.spring.internal.FencedDataSourcePostProcessor;
 import dev.fencing.spring.internal.FencedMethodInterceptor;
+import dev.fencing.spring.internal.LeaseTiming;
+import dev.fencing.spring.internal.Observers;
+import dev.fencing.spring.internal.ScopeLeases;
 import dev.fencing.spring.internal.StaleLeaseJdbcTemplatePostProcessor;
 import java.sql.SQLException;
 import javax.sql.DataSource;
@@ -53,6 +58,10 @@ import org.springframework.core.type.AnnotationMetadata;
  *   <li>stale writes translated into {@link StaleLeaseWriteException};
  *   <li>the fence migrations, after the application's own Flyway migrations.
  * </ul>
+ *
+ * <p>{@link FencingMetricsAutoConfiguration} adds the meters (with {@code fencing-micrometer} and a
+ * {@code MeterRegistry}), {@link FencingShedLockAutoConfiguration} a ShedLock {@code LockProvider}
+ * (with {@code fencing-shedlock}).
  *
  * <p>Switched off with {@code fencing.enabled=false}.
  */
@@ -110,15 +119,19 @@ public class FencingAutoConfiguration {
    * Wraps the application's data source beans.
    *
    * @param environment the environment the {@code fencing.*} properties are read from
+   * @param fenceObservers told of the stale writes the data source rejects (the meters, when the
+   *     metrics auto-configuration applies), resolved at the first rejection
    * @return the post-processor
    */
   @Bean
-  static FencedDataSourcePostProcessor fencedDataSourcePostProcessor(Environment environment) {
+  static FencedDataSourcePostProcessor fencedDataSourcePostProcessor(
+      Environment environment, ObjectProvider<FenceObserver> fenceObservers) {
     return new FencedDataSourcePostProcessor(
         () ->
             Binder.get(environment)
                 .bindOrCreate("fencing", FencingProperties.class)
-                .toFenceOptions());
+                .toFenceOptions(),
+        Observers.deferredFence(fenceObservers));
   }
 
   /**
@@ -127,16 +140,25 @@ public class FencingAutoConfiguration {
    * @param redisson the application's client
    * @param dataSource the application's (fenced) data source
    * @param properties the properties
+   * @param leaseObservers told of acquisitions, losses and releases (the meters, when the metrics
+   *     auto-configuration applies)
+   * @param fenceObservers told of registrations and counter recoveries
    * @return the manager; closing it closes the Redis lease manager, not the client
    */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean(LeaseManager.class)
   @ConditionalOnBean(RedissonClient.class)
   public FencedLeaseManager fencedLeaseManager(
-      RedissonClient redisson, DataSource dataSource, FencingProperties properties) {
+      RedissonClient redisson,
+      DataSource dataSource,
+      FencingProperties properties,
+      ObjectProvider<LeaseObserver> leaseObservers,
+      ObjectProvider<FenceObserver> fenceObservers) {
     return new FencedLeaseManager(
-        RedisLeaseManager.create(redisson, properties.toLeaseOptions()),
-        fenced(dataSource).fence());
+        RedisLeaseManager.create(
+            redisson, properties.toLeaseOptions(), Observers.lease(leaseObservers)),
+        fenced(dataSource).fence(),
+        Observers.fence(fenceObservers));
   }
 
   /**
@@ -144,6 +166,8 @@ public class FencingAutoConfiguration {
    *
    * @param leaseManager the lease manager
    * @param dataSource the data source
+   * @param fenceObservers told of registrations when the lease manager is the application's own
+   * @param timing times acquisitions, when the metrics auto-configuration applies
    * @param environment resolves placeholders in the annotation's attributes
    * @return the advisor
    */
@@ -152,10 +176,17 @@ public class FencingAutoConfiguration {
   static Advisor fencedMethodAdvisor(
       ObjectProvider<LeaseManager> leaseManager,
       ObjectProvider<DataSource> dataSource,
+      ObjectProvider<FenceObserver> fenceObservers,
+      ObjectProvider<LeaseTiming> timing,
       Environment environment) {
     FencedMethodInterceptor interceptor =
         new FencedMethodInterceptor(
-            leaseManager::getObject,
+            () ->
+                ScopeLeases.of(
+                    leaseManager.getObject(),
+                    fenced(dataSource.getObject()),
+                    Observers.fence(fenceObservers),
+                    timing.getIfAvailable()),
             () -> fenced(dataSource.getObject()),
             environment,
             FENCED_ADVICE_ORDER);
@@ -211,7 +242,14 @@ public class FencingAutoConfiguration {
     }
   }
 
-  private static FencedDataSource fenced(DataSource dataSource) {
+  /**
+   * Returns the fenced data source behind a {@code DataSource} bean.
+   *
+   * @param dataSource the bean
+   * @return the fenced data source
+   * @throws IllegalStateException if the bean was not wrapped
+   */
+  static FencedDataSource fenced(DataSource dataSource) {
     try {
       return dataSource.unwrap(FencedDataSource.class);
     } catch (SQLException e) {

@@ -52,6 +52,76 @@ public class FencingProperties {
 
   private final Migrations migrations = new Migrations();
 
+  private final Metrics metrics = new Metrics();
+
+  private final ShedLock shedlock = new ShedLock();
+
+  /** The meters, wired when fencing-micrometer is present and there is a MeterRegistry bean. */
+  public static class Metrics {
+
+    /** Whether the starter publishes the meters. */
+    private boolean enabled = true;
+
+    /**
+     * Whether every meter carries the tag {@code resource}: one time series per resource name, so
+     * only for a small, fixed set of resources.
+     */
+    private boolean tagResource = false;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public boolean isTagResource() {
+      return tagResource;
+    }
+
+    public void setTagResource(boolean tagResource) {
+      this.tagResource = tagResource;
+    }
+  }
+
+  /** The ShedLock LockProvider, configured when fencing-shedlock is present and none is defined. */
+  public static class ShedLock {
+
+    /** Whether the starter configures the fenced ShedLock LockProvider. */
+    private boolean enabled = true;
+
+    /** Put before every lock name to make the resource name; empty by default. */
+    private String resourcePrefix = "";
+
+    /** Whether the lease renews itself while the task runs (instead of KeepAliveLockProvider). */
+    private boolean keepAlive = false;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public String getResourcePrefix() {
+      return resourcePrefix;
+    }
+
+    public void setResourcePrefix(String resourcePrefix) {
+      this.resourcePrefix = resourcePrefix;
+    }
+
+    public boolean isKeepAlive() {
+      return keepAlive;
+    }
+
+    public void setKeepAlive(boolean keepAlive) {
+      this.keepAlive = keepAlive;
+    }
+  }
+
   /** The fence migrations run after the application's own Flyway migrations. */
   public static class Migrations {
 
@@ -186,5 +256,13 @@ public class FencingProperties {
 
   public Migrations getMigrations() {
     return migrations;
+  }
+
+  public Metrics getMetrics() {
+    return metrics;
+  }
+
+  public ShedLock getShedlock() {
+    return shedlock;
   }
 }

@@ -1,5 +1,6 @@
 package dev.fencing.spring.internal;
 
+import dev.fencing.jdbc.FenceObserver;
 import dev.fencing.jdbc.FenceOptions;
 import dev.fencing.jdbc.FencedDataSource;
 import java.sql.SQLException;
@@ -17,20 +18,23 @@ import org.springframework.core.Ordered;
 public final class FencedDataSourcePostProcessor implements BeanPostProcessor, Ordered {
 
   private final Supplier<FenceOptions> options;
+  private final FenceObserver observer;
 
   /**
    * Creates the post-processor.
    *
    * @param options the fence options, read when the first data source is wrapped
+   * @param observer told of every stale write the wrapped data sources reject
    */
-  public FencedDataSourcePostProcessor(Supplier<FenceOptions> options) {
+  public FencedDataSourcePostProcessor(Supplier<FenceOptions> options, FenceObserver observer) {
     this.options = options;
+    this.observer = observer;
   }
 
   @Override
   public Object postProcessAfterInitialization(Object bean, String beanName) {
     if (bean instanceof DataSource dataSource && !isFenced(dataSource)) {
-      return FencedDataSource.wrap(dataSource, options.get());
+      return FencedDataSource.wrap(dataSource, options.get(), observer);
     }
     return bean;
   }

@@ -5,7 +5,6 @@ import dev.fencing.core.LeaseManager;
 import dev.fencing.core.LeaseRequest;
 import dev.fencing.core.LeaseUnavailableException;
 import dev.fencing.jdbc.FencedDataSource;
-import dev.fencing.jdbc.FencedLeaseManager;
 import dev.fencing.jdbc.Fencing;
 import dev.fencing.spring.Fenced;
 import java.lang.reflect.Method;
@@ -34,13 +33,14 @@ public final class FencedMethodInterceptor implements MethodInterceptor {
   private final Environment environment;
   private final int order;
   private final Map<Method, Settings> settingsByMethod = new ConcurrentHashMap<>();
-  private volatile LeaseManager fencedLeaseManager;
+  private volatile LeaseManager scopeLeases;
 
   /**
    * Creates the interceptor.
    *
-   * @param leaseManager the application's lease manager, looked up at the first call
-   * @param dataSource the fenced data source, looked up at the first call
+   * @param leaseManager the manager to acquire through, whose leases are registered in the fence of
+   *     {@code dataSource}; looked up at the first call
+   * @param dataSource the fenced data source, looked up at each call
    * @param environment resolves placeholders in the annotation's attributes
    * @param order the order of this advice, for the fail-fast message
    */
@@ -67,7 +67,7 @@ public final class FencedMethodInterceptor implements MethodInterceptor {
     Settings settings = settingsByMethod.computeIfAbsent(specific, this::settings);
     FencedDataSource fenced = dataSource.get();
     requireNoTransaction(specific, fenced);
-    Optional<Lease> acquired = leases(fenced).tryAcquire(settings.resource(), settings.request());
+    Optional<Lease> acquired = leases().tryAcquire(settings.resource(), settings.request());
     if (acquired.isEmpty()) {
       if (settings.onUnavailable() == Fenced.OnUnavailable.FAIL) {
         throw new LeaseUnavailableException(settings.resource(), settings.request().maxWait());
@@ -104,17 +104,11 @@ public final class FencedMethodInterceptor implements MethodInterceptor {
     }
   }
 
-  private LeaseManager leases(FencedDataSource fenced) {
-    LeaseManager result = fencedLeaseManager;
+  private LeaseManager leases() {
+    LeaseManager result = scopeLeases;
     if (result == null) {
-      LeaseManager manager = leaseManager.get();
-      // A user's manager that does not register its leases is wrapped; the wrapper is never
-      // closed here, so the user's manager keeps its own lifecycle.
-      result =
-          manager instanceof FencedLeaseManager
-              ? manager
-              : new FencedLeaseManager(manager, fenced.fence());
-      fencedLeaseManager = result;
+      result = leaseManager.get();
+      scopeLeases = result;
     }
     return result;
   }
