@@ -62,14 +62,30 @@ class FencedAdviceTest {
     TestDatabase.dropSchemas(schema, fenceSchema);
   }
 
+  /** The message a @Fenced method called inside a transaction fails with, word for word. */
+  static final String FAIL_FAST_MESSAGE =
+      "@Fenced BillingJob.billNightly() was called inside a transaction: its connection was taken"
+          + " before the lease existed and would not be fenced, so the method was not run. Put"
+          + " @Fenced outside @Transactional: call the @Fenced method from outside any transaction"
+          + " and do the transactional work in it or in a @Transactional method it calls. On one"
+          + " method both annotations work, since the @Fenced advice (order -2147483548) runs"
+          + " before the transaction advice, unless @EnableTransactionManagement(order = ...)"
+          + " gives the transaction advice a smaller order.";
+
   @Test
   void transactionOpenedOutsideTheFencedMethodFailsFastAtTheFirstCall() {
+    LeaseManager leases = context.getBean(LeaseManager.class);
     assertThatThrownBy(() -> context.getBean(WrongOrderCaller.class).billInsideTransaction())
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("@Fenced BillingJob.billNightly() was called inside a transaction")
-        .hasMessageContaining("Put @Fenced outside @Transactional")
+        .hasMessage(FAIL_FAST_MESSAGE)
         .satisfies(e -> System.out.println("[fail-fast] " + e.getMessage()));
     assertThat(charges()).isZero();
+    try (Lease lease =
+        leases.acquire("billing-nightly", LeaseRequest.forLeaseTime(Duration.ofSeconds(5)))) {
+      assertThat(lease.token().value())
+          .as("the refused call acquired no lease: this is the resource's first token")
+          .isEqualTo(1);
+    }
   }
 
   @Test
