@@ -22,6 +22,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
+import org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -107,6 +110,29 @@ class OptionalAutoConfigurationTest {
               assertThat(registry.get(FencingMetrics.REJECTED).counter().count()).isZero();
               assertThat(registry.getMeters())
                   .allSatisfy(m -> assertThat(m.getId().getTag("resource")).isNull());
+            });
+  }
+
+  @Test
+  void metersArePublishedInTheRegistryOfSpringBootActuator() {
+    runner
+        .withConfiguration(
+            AutoConfigurations.of(
+                MetricsAutoConfiguration.class,
+                CompositeMeterRegistryAutoConfiguration.class,
+                SimpleMetricsExportAutoConfiguration.class))
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed().hasSingleBean(FencingMetrics.class);
+              acquireOnce(context, "actuator");
+              assertThat(
+                      context
+                          .getBean(MeterRegistry.class)
+                          .get(FencingMetrics.REGISTRATIONS)
+                          .tag("outcome", "registered")
+                          .counter()
+                          .count())
+                  .isEqualTo(1);
             });
   }
 

@@ -158,6 +158,9 @@ class TwoContextBillingTest {
     assertThat(b.registered()).as("B: registrations").isEqualTo(1);
     assertThat(b.acquired()).as("B: acquisitions").isEqualTo(1);
     assertThat(b.active()).as("B: leases held now").isZero();
+    assertThat(incident.a().getBean(MeterRegistry.class).find("hikaricp.connections").gauge())
+        .as("the pool's own meters, through the fenced DataSource")
+        .isNotNull();
   }
 
   private void delayedWriteDoubleCharges(Locking locking) throws Exception {

@@ -1,8 +1,6 @@
 package dev.fencing.spring.billing;
 
 import dev.fencing.core.testing.RedisServers;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import net.javacrumbs.shedlock.spring.annotation.EnableSchedulerLock;
 import org.redisson.api.RedissonClient;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -10,8 +8,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.scheduling.annotation.EnableScheduling;
 
 /**
- * The billing service of the proof: a DataSource and Flyway from Boot, Redisson, a meter registry,
- * the job with {@code @Fenced} and the same job with ShedLock's {@code @SchedulerLock}.
+ * The billing service of the proof: a DataSource, Flyway and (with Actuator) a meter registry from
+ * Boot, Redisson, the job with {@code @Fenced} and the same job with ShedLock's
+ * {@code @SchedulerLock}.
  */
 @SpringBootApplication
 @EnableScheduling
@@ -21,10 +20,5 @@ public class BillingApp {
   @Bean(destroyMethod = "shutdown")
   RedissonClient redisson() {
     return RedisServers.connectShared();
-  }
-
-  @Bean
-  MeterRegistry meterRegistry() {
-    return new SimpleMeterRegistry();
   }
 }
