@@ -20,23 +20,54 @@ import org.springframework.boot.context.properties.bind.handler.NoUnboundElement
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 
 /**
- * The Spring Boot section of README.md shows the job compiled in {@code readme/NightlyBilling}
- * (between its {@code // README:} markers) and properties that bind to {@link FencingProperties}.
+ * The Spring Boot and ShedLock sections of README.md show the jobs compiled in the {@code readme}
+ * package (between their {@code // README:} markers), and every {@code fencing.*} property the
+ * README sets binds to {@link FencingProperties}.
  */
 class ReadmeExamplesTest {
 
   private static final Path README = Path.of("..", "README.md");
-  private static final Path JOB =
-      Path.of("src", "test", "java", "dev", "fencing", "spring", "readme", "NightlyBilling.java");
+  private static final Path READMES = Path.of("src", "test", "java", "dev", "fencing", "spring");
+  private static final Path JOB = READMES.resolve(Path.of("readme", "NightlyBilling.java"));
+  private static final Path SHEDLOCK_JOB =
+      READMES.resolve(Path.of("readme", "ShedLockNightlyBilling.java"));
   private static final Path PROPERTIES =
       Path.of("src", "test", "resources", "readme-application.properties");
 
   @Test
   void theReadmeShowsTheCompiledJob() throws IOException {
+    assertReadmeShows(JOB);
+  }
+
+  @Test
+  void theReadmeShowsTheCompiledShedLockJob() throws IOException {
+    assertReadmeShows(SHEDLOCK_JOB);
+  }
+
+  @Test
+  void everyFencingPropertyTheReadmeSetsBinds() throws IOException {
+    Matcher m =
+        Pattern.compile("`(fencing\\.[a-z0-9.-]+)=([^`]*)`").matcher(Files.readString(README));
+    Map<String, Object> map = new HashMap<>();
+    while (m.find()) {
+      map.put(m.group(1), m.group(2));
+    }
+    assertThat(map)
+        .containsKeys(
+            "fencing.enabled", "fencing.metrics.tag-resource", "fencing.shedlock.keep-alive");
+    new Binder(List.of(new MapConfigurationPropertySource(map)))
+        .bind(
+            "fencing",
+            Bindable.of(FencingProperties.class),
+            new NoUnboundElementsBindHandler(BindHandler.DEFAULT))
+        .get();
+  }
+
+  private static void assertReadmeShows(Path source) throws IOException {
     Matcher m =
         Pattern.compile("// README:\\n(.*?)\\n\\s*// README:", Pattern.DOTALL)
-            .matcher(Files.readString(JOB));
-    assertThat(m.find()).as("markers in %s", JOB).isTrue();
+            .matcher(Files.readString(source));
+    assertThat(m.find()).as("markers in %s", source).isTrue();
     String snippet = m.group(1).stripIndent();
     assertThat(Files.readString(README))
         .as("README.md contains, verbatim:%n%s", snippet)
