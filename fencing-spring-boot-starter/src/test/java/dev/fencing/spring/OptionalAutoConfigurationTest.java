@@ -4,16 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseManager;
+import dev.fencing.core.LeaseObserver;
 import dev.fencing.core.LeaseRequest;
 import dev.fencing.core.testing.RedisServers;
+import dev.fencing.jdbc.FenceObserver;
 import dev.fencing.micrometer.FencingMetrics;
 import dev.fencing.shedlock.FencedLockProvider;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
@@ -149,6 +153,46 @@ class OptionalAutoConfigurationTest {
                           .getBean(MeterRegistry.class)
                           .get(FencingMetrics.REGISTRATIONS)
                           .tag("resource", "tagged")
+                          .counter()
+                          .count())
+                  .isEqualTo(1);
+            });
+  }
+
+  @Test
+  void theApplicationsOwnObserversAreToldToo() {
+    List<String> events = new CopyOnWriteArrayList<>();
+    withRegistry()
+        .withBean(
+            "ownLeaseObserver",
+            LeaseObserver.class,
+            () ->
+                new LeaseObserver() {
+                  @Override
+                  public void onAcquired(Lease lease) {
+                    events.add("acquired " + lease.resource());
+                  }
+                })
+        .withBean(
+            "ownFenceObserver",
+            FenceObserver.class,
+            () ->
+                new FenceObserver() {
+                  @Override
+                  public void onRegistered(Lease lease) {
+                    events.add("registered " + lease.resource());
+                  }
+                })
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              acquireOnce(context, "observed");
+              assertThat(events).containsExactly("acquired observed", "registered observed");
+              assertThat(
+                      context
+                          .getBean(MeterRegistry.class)
+                          .get(FencingMetrics.REGISTRATIONS)
+                          .tag("outcome", "registered")
                           .counter()
                           .count())
                   .isEqualTo(1);
