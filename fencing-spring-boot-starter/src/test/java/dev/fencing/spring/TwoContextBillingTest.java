@@ -28,7 +28,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -49,7 +48,7 @@ import org.springframework.dao.NonTransientDataAccessException;
 /**
  * The incident, in two Spring Boot application contexts sharing PostgreSQL and Redis, each with its
  * own meter registry: instance A runs the nightly billing job and stalls after its first charges
- * for longer than its 2 s lease; instance B takes over and bills everyone left; A resumes.
+ * for longer than its 5 s lease; instance B takes over and bills everyone left; A resumes.
  *
  * <ul>
  *   <li>A's fourth write is held on the wire (a TCP proxy between A and PostgreSQL) after it passed
@@ -67,6 +66,15 @@ class TwoContextBillingTest {
 
   private static final int CUSTOMERS = 10;
   private static final int CHARGES_BEFORE_STALL = 3;
+
+  /**
+   * The lease time (and {@code lockAtMostFor}): long enough for a context's first fenced statements
+   * (class loading, the plain-SQL screen's first look at the fence) on a loaded two-core machine,
+   * where 2 s proved too short.
+   */
+  private static final int LEASE_SECONDS = 5;
+
+  private static final int MAX_WAIT_SECONDS = 20;
 
   /** How the job is locked: {@code @Fenced}, or {@code @SchedulerLock}. */
   private enum Locking {
@@ -199,12 +207,13 @@ class TwoContextBillingTest {
     ConfigurableApplicationContext b = start(fencing, id -> {}, null, TestDatabase.URL, locking);
     seedCustomers();
 
-    CompletableFuture<Throwable> runA =
-        CompletableFuture.supplyAsync(() -> failureOf(() -> runJob(a, locking, fencing)));
-    assertThat(proxy.awaitHeldBytes(30)).as("A's fourth charge is on the wire, held").isTrue();
+    InstanceRun runA = InstanceRun.start(() -> runJob(a, locking, fencing));
+    assertThat(proxy.awaitHeldBytes(30))
+        .as("A's fourth charge is on the wire, held; A is at:%n%s", runA.where())
+        .isTrue();
     runJobUntilItRuns(b, locking, fencing);
     proxy.release();
-    return new Incident(a, b, runA.get(30, TimeUnit.SECONDS));
+    return new Incident(a, b, runA.failure(30));
   }
 
   private void runJob(ConfigurableApplicationContext context, Locking locking, boolean fencing) {
@@ -226,7 +235,7 @@ class TwoContextBillingTest {
       return;
     }
     ShedLockBillingJob job = context.getBean(ShedLockBillingJob.class);
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(MAX_WAIT_SECONDS);
     while (job.runs() == 0 && System.nanoTime() < deadline) {
       job.billNightly();
       if (job.runs() == 0) {
@@ -298,13 +307,13 @@ class TwoContextBillingTest {
     ConfigurableApplicationContext b = start(true, id -> {});
     seedCustomers();
 
-    CompletableFuture<Throwable> runA =
-        CompletableFuture.supplyAsync(
-            () -> failureOf(() -> a.getBean(BillingJob.class).billNightly()));
-    assertThat(stall.stalled.await(30, TimeUnit.SECONDS)).as("A stalled").isTrue();
+    InstanceRun runA = InstanceRun.start(() -> a.getBean(BillingJob.class).billNightly());
+    assertThat(stall.stalled.await(30, TimeUnit.SECONDS))
+        .as("A stalled; A is at:%n%s", runA.where())
+        .isTrue();
     b.getBean(BillingJob.class).billNightly(); // waits for A's lease to expire, then bills
     stall.resume.countDown();
-    Throwable failureOfA = runA.get(30, TimeUnit.SECONDS);
+    Throwable failureOfA = runA.failure(30);
 
     assertThat(failureOfA)
         .as("A's write after its lease expired: refused in the JVM, before reaching the database")
@@ -338,13 +347,13 @@ class TwoContextBillingTest {
       ConfigurableApplicationContext b = start(true, id -> {}, null);
       seedCustomers();
 
-      CompletableFuture<Throwable> runA =
-          CompletableFuture.supplyAsync(
-              () -> failureOf(() -> a.getBean(BillingJob.class).billNightly()));
-      assertThat(stall.stalled.await(30, TimeUnit.SECONDS)).as("A stalled").isTrue();
+      InstanceRun runA = InstanceRun.start(() -> a.getBean(BillingJob.class).billNightly());
+      assertThat(stall.stalled.await(30, TimeUnit.SECONDS))
+          .as("A stalled; A is at:%n%s", runA.where())
+          .isTrue();
       b.getBean(BillingJob.class).billNightly();
       stall.resume.countDown();
-      Throwable failureOfA = runA.get(30, TimeUnit.SECONDS);
+      Throwable failureOfA = runA.failure(30);
 
       System.out.println("[two-context, believed held] A failed with: " + failureOfA);
       assertThat(failureOfA).isInstanceOf(StaleLeaseWriteException.class);
@@ -367,12 +376,13 @@ class TwoContextBillingTest {
     ConfigurableApplicationContext b = start(false, id -> {});
     seedCustomers();
 
-    CompletableFuture<Throwable> runA =
-        CompletableFuture.supplyAsync(() -> failureOf(() -> underPlainLock(a)));
-    assertThat(stall.stalled.await(30, TimeUnit.SECONDS)).as("A stalled").isTrue();
+    InstanceRun runA = InstanceRun.start(() -> underPlainLock(a));
+    assertThat(stall.stalled.await(30, TimeUnit.SECONDS))
+        .as("A stalled; A is at:%n%s", runA.where())
+        .isTrue();
     underPlainLock(b);
     stall.resume.countDown();
-    assertThat(runA.get(30, TimeUnit.SECONDS)).as("A's failure").isNull();
+    assertThat(runA.failure(30)).as("A's failure").isNull();
 
     Map<Long, Integer> perCustomer = chargesPerCustomer();
     System.out.println("[two-context, plain lock] charges per customer: " + perCustomer);
@@ -381,11 +391,13 @@ class TwoContextBillingTest {
         .isEqualTo(CUSTOMERS - CHARGES_BEFORE_STALL);
   }
 
-  /** Runs the job under a plain Redis lock with the same 2 s lease time and 10 s wait. */
+  /** Runs the job under a plain Redis lock with the same lease time and wait. */
   private void underPlainLock(ConfigurableApplicationContext context) {
     RLock lock = context.getBean(RedissonClient.class).getLock(keyPrefix + "plain-billing");
     try {
-      assertThat(lock.tryLock(10, 2, TimeUnit.SECONDS)).as("plain lock acquired").isTrue();
+      assertThat(lock.tryLock(MAX_WAIT_SECONDS, LEASE_SECONDS, TimeUnit.SECONDS))
+          .as("plain lock acquired")
+          .isTrue();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new AssertionError(e);
@@ -419,6 +431,44 @@ class TwoContextBillingTest {
           }
         }
       };
+    }
+  }
+
+  /** Instance A's run of the job, on a thread of its own; its failure, or null. */
+  private static final class InstanceRun {
+    private final Thread thread;
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+
+    private InstanceRun(Runnable work) {
+      thread = new Thread(() -> failure.set(failureOf(work)), "instance-A-job");
+      thread.setDaemon(true);
+    }
+
+    static InstanceRun start(Runnable work) {
+      InstanceRun run = new InstanceRun(work);
+      run.thread.start();
+      return run;
+    }
+
+    /** Returns where A's thread is now, for a failure message. */
+    String where() {
+      StringBuilder stack = new StringBuilder(thread.getState().toString());
+      for (StackTraceElement e : thread.getStackTrace()) {
+        stack.append(System.lineSeparator()).append("  at ").append(e);
+      }
+      Throwable failed = failure.get();
+      if (failed != null) {
+        java.io.StringWriter trace = new java.io.StringWriter();
+        failed.printStackTrace(new java.io.PrintWriter(trace));
+        stack.append(System.lineSeparator()).append("failed: ").append(trace);
+      }
+      return stack.toString();
+    }
+
+    Throwable failure(long seconds) throws InterruptedException {
+      thread.join(TimeUnit.SECONDS.toMillis(seconds));
+      assertThat(thread.isAlive()).as("A still running; A is at:%n%s", where()).isFalse();
+      return failure.get();
     }
   }
 
@@ -480,9 +530,9 @@ class TwoContextBillingTest {
                 "fencing.key-prefix=" + keyPrefix,
                 "fencing.migrations.enforce=" + schema + ".charges",
                 "billing.resource=billing-nightly",
-                "billing.lease-time=2s",
-                "billing.max-wait=10s",
-                "billing.lock-at-most-for=PT2S")
+                "billing.lease-time=" + LEASE_SECONDS + "s",
+                "billing.max-wait=" + MAX_WAIT_SECONDS + "s",
+                "billing.lock-at-most-for=PT" + LEASE_SECONDS + "S")
             .run();
     contexts.add(context);
     return context;
