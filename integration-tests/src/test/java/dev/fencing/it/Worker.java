@@ -81,7 +81,6 @@ public final class Worker {
   private final int resources;
   private final int stepJitterMs;
   private final int txPauseMs;
-  private final long leaseMs;
   private final double crashProbability;
   private long attempts;
 
@@ -104,7 +103,6 @@ public final class Worker {
     this.resources = Integer.parseInt(args.get("resources"));
     this.stepJitterMs = Integer.parseInt(args.getOrDefault("jitterMs", "60"));
     this.txPauseMs = Integer.parseInt(args.getOrDefault("txPauseMs", "30"));
-    this.leaseMs = Long.parseLong(args.get("leaseMs"));
     this.crashProbability = Double.parseDouble(args.getOrDefault("crash", "0.02"));
   }
 
@@ -254,16 +252,7 @@ public final class Worker {
      * shape also writes the resource's row, which the row guard alone protects once the successor
      * stored its first step).
      */
-    ITEMS,
-    /**
-     * 1-2 items, then the open transaction stays busy (short statements, never idle) for 0.3-1.2
-     * lease times without looking at the lease, then commits. If the lease is lost meanwhile (a
-     * Redis fault), a successor registers while this transaction is open: the fence row's share
-     * lock makes the registration wait for the commit. Without it, the commit lands after the
-     * registration. A frozen worker cannot build this history: its idle transaction is ended by the
-     * lease-time idle timeout.
-     */
-    BUSY
+    ITEMS
   }
 
   private static final Shape[] SHAPE_WEIGHTS = {
@@ -277,8 +266,7 @@ public final class Worker {
     Shape.SHARED,
     Shape.SHARED,
     Shape.ITEMS,
-    Shape.ITEMS,
-    Shape.BUSY
+    Shape.ITEMS
   };
 
   private Shape pickShape() {
@@ -478,22 +466,6 @@ public final class Worker {
               try (PreparedStatement item = itemUpsert(c, guarded)) {
                 bindItem(item, lease, random.nextInt(ChaosSchema.ITEMS), attempt);
                 expectOne(item.executeUpdate(), lease, attempt, "item");
-              }
-            }
-          }
-          case BUSY -> {
-            int n = 1 + random.nextInt(2);
-            for (int i = 0; i < n; i++) {
-              try (PreparedStatement item = itemUpsert(c, guarded)) {
-                bindItem(item, lease, random.nextInt(ChaosSchema.ITEMS), attempt);
-                expectOne(item.executeUpdate(), lease, attempt, "item");
-              }
-            }
-            long busyNanos = (long) (leaseMs * (0.3 + 0.9 * random.nextDouble())) * 1_000_000L;
-            long until = System.nanoTime() + busyNanos;
-            try (Statement busy = c.createStatement()) {
-              while (System.nanoTime() - until < 0) {
-                busy.execute("SELECT pg_catalog.pg_sleep(0.02)");
               }
             }
           }
