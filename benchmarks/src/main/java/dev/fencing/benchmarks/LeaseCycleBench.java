@@ -25,6 +25,9 @@ final class LeaseCycleBench {
   /** The acquire script of fencing-core, byte for byte, so the floor runs the same server work. */
   static final String ACQUIRE =
       """
+      if redis.call('exists', KEYS[3]) == 1 then
+        return -1
+      end
       if redis.call('exists', KEYS[1]) == 0 then
         local token = redis.call('incr', KEYS[2])
         redis.call('set', KEYS[1], ARGV[1] .. ':' .. token, 'px', ARGV[2])
@@ -39,8 +42,12 @@ final class LeaseCycleBench {
   static final String RELEASE =
       """
       if redis.call('get', KEYS[1]) == ARGV[1] then
-        redis.call('del', KEYS[1])
-        redis.call('publish', KEYS[2], ARGV[1])
+        if tonumber(ARGV[2]) > 0 then
+          redis.call('pexpire', KEYS[1], ARGV[2])
+        else
+          redis.call('del', KEYS[1])
+          redis.call('publish', KEYS[2], ARGV[1])
+        end
         return 1
       end
       return 0
@@ -60,7 +67,8 @@ final class LeaseCycleBench {
                   FLOOR,
                   thread -> {
                     String base = env.prefix + "floor:{r" + thread + "}:";
-                    List<Object> acquireKeys = List.of(base + "lock", base + "token");
+                    List<Object> acquireKeys =
+                        List.of(base + "lock", base + "token", base + "abandoned:" + thread);
                     List<Object> releaseKeys = List.of(base + "lock", base + "released");
                     String leaseId = "floor-" + thread;
                     return () -> {
@@ -80,7 +88,8 @@ final class LeaseCycleBench {
                               releaseSha,
                               RScript.ReturnType.LONG,
                               releaseKeys,
-                              leaseId + ":" + token);
+                              leaseId + ":" + token,
+                              "0");
                       if (token <= 0 || deleted != 1L) {
                         throw new IllegalStateException("floor cycle failed");
                       }

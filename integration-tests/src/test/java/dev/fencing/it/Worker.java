@@ -245,7 +245,14 @@ public final class Worker {
      */
     TOGGLE,
     /** A CHAIN step plus 1-2 rows of the table written under every resource. */
-    SHARED
+    SHARED,
+    /**
+     * 1-3 items and nothing else: no ledger step, no {@code seq}, so a stale step touches no row
+     * its successor is sure to have written, and only the resource fence can stop it (every other
+     * shape also writes the resource's row, which the row guard alone protects once the successor
+     * stored its first step).
+     */
+    ITEMS
   }
 
   private static final Shape[] SHAPE_WEIGHTS = {
@@ -257,7 +264,9 @@ public final class Worker {
     Shape.CONTINUE,
     Shape.TOGGLE,
     Shape.SHARED,
-    Shape.SHARED
+    Shape.SHARED,
+    Shape.ITEMS,
+    Shape.ITEMS
   };
 
   private Shape pickShape() {
@@ -450,6 +459,15 @@ public final class Worker {
               writeShared(c, guarded, lease, attempt, 1 + random.nextInt(2));
             }
             storeSeq(c, guarded, lease, seq + 1);
+          }
+          case ITEMS -> {
+            int n = 1 + random.nextInt(3);
+            for (int i = 0; i < n; i++) {
+              try (PreparedStatement item = itemUpsert(c, guarded)) {
+                bindItem(item, lease, random.nextInt(ChaosSchema.ITEMS), attempt);
+                expectOne(item.executeUpdate(), lease, attempt, "item");
+              }
+            }
           }
           case BATCH -> {
             long seq = readSeq(c, lease);

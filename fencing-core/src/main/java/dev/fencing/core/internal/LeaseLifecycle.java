@@ -60,6 +60,10 @@ public final class LeaseLifecycle implements LeaseManager {
   private final Set<Semaphore> waiters = ConcurrentHashMap.newKeySet();
   private final Object wake = new Object();
   private boolean wakeRequested;
+  // Guarded by wake: whether the heartbeat is sweeping, and when it will sweep next otherwise. An
+  // acquisition wakes the heartbeat only if its lease needs attention before that.
+  private boolean sweeping = true;
+  private long nextSweepAt;
   private volatile boolean closed;
 
   private LeaseLifecycle(
@@ -215,6 +219,9 @@ public final class LeaseLifecycle implements LeaseManager {
 
   private void runHeartbeat() {
     while (!closed) {
+      synchronized (wake) {
+        sweeping = true;
+      }
       long waitNanos = MIN_SWEEP_NANOS;
       try {
         waitNanos = sweep();
@@ -222,6 +229,8 @@ public final class LeaseLifecycle implements LeaseManager {
         log.error("heartbeat sweep failed; retrying", e);
       }
       synchronized (wake) {
+        sweeping = false;
+        nextSweepAt = ticker.nanoTime() + waitNanos;
         try {
           if (!wakeRequested && !closed) {
             TimeUnit.NANOSECONDS.timedWait(wake, waitNanos);
@@ -237,10 +246,17 @@ public final class LeaseLifecycle implements LeaseManager {
     }
   }
 
-  private void wakeHeartbeat() {
+  /**
+   * Makes sure the heartbeat looks at a new lease by {@code dueAt}: wakes it if it is sweeping (the
+   * sweep may have passed the lease by) or sleeps beyond that; otherwise its next sweep comes in
+   * time, and an acquisition costs no thread wake-up.
+   */
+  private void wakeHeartbeatBy(long dueAt) {
     synchronized (wake) {
-      wakeRequested = true;
-      wake.notifyAll();
+      if (sweeping || dueAt - nextSweepAt < 0) {
+        wakeRequested = true;
+        wake.notifyAll();
+      }
     }
   }
 
@@ -347,7 +363,7 @@ public final class LeaseLifecycle implements LeaseManager {
       releaseQuietly(resource, lease.value());
       throw new LeaseManagerClosedException(what);
     }
-    wakeHeartbeat();
+    wakeHeartbeatBy(lease.attentionAt());
     notifyObserver(() -> observer.onAcquired(lease));
     return new Attempt(lease, 0);
   }

@@ -75,6 +75,13 @@ final class ManagedLease implements Lease {
     return value;
   }
 
+  /** When a new lease first needs the heartbeat: its first renewal, or its deadline. */
+  long attentionAt() {
+    synchronized (this) {
+      return renewing ? earliest(deadlineNanos, lastRenewedAt + renewIntervalNanos) : deadlineNanos;
+    }
+  }
+
   long leaseMillis() {
     return leaseTime.toMillis();
   }
