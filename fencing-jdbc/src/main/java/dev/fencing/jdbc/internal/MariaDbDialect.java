@@ -204,19 +204,21 @@ public final class MariaDbDialect implements FenceDialect {
   private record MariaDbPlainSql(Set<String> fencedNames) implements PlainSqlGuard {
     private static final Pattern READ_ONLY =
         Pattern.compile("(?is)\\s*\\(*\\s*(SELECT|SHOW|DESCRIBE|DESC|EXPLAIN)\\b.*");
+    private static final Pattern WORD = Pattern.compile("[A-Za-z0-9_$]+");
 
     @Override
     public PlainDmlGuard.Result rewrite(String sql, Lease lease) {
       if (fencedNames.isEmpty() || READ_ONLY.matcher(sql).matches()) {
         return PlainDmlGuard.PassThrough.INSTANCE;
       }
-      String lower = sql.toLowerCase(Locale.ROOT);
-      for (String name : fencedNames) {
-        if (lower.contains(name)) {
+      java.util.regex.Matcher words = WORD.matcher(sql);
+      while (words.find()) {
+        String word = words.group().toLowerCase(Locale.ROOT);
+        if (fencedNames.contains(word)) {
           return PlainDmlGuard.refused(
               sql,
               "it may write the fenced table "
-                  + name
+                  + word
                   + " and plain SQL is not rewritten on MariaDB");
         }
       }
