@@ -299,6 +299,32 @@ class MariaDbFencingTest {
         .isEqualTo("7");
     assertThat(query("SELECT fence_token FROM " + database + ".charges WHERE customer_id = 42"))
         .isEqualTo(Long.toString(h.current().token().value()));
+    // a row written by a newer token of the same resource: the duplicate is refused with ZF001,
+    // not reported as 1 row (found rows) like an untouched duplicate would be
+    long newer = h.current().token().value() + 5;
+    exec("UPDATE " + database + ".charges SET fence_token = " + newer + " WHERE customer_id = 42");
+    Fencing.run(
+        h.current(),
+        () -> {
+          try (Connection c = db.getConnection();
+              PreparedStatement up =
+                  GuardedStatements.upsert(
+                      c, "charges", List.of("customer_id", "amount"), List.of("customer_id"))) {
+            up.setLong(1, 42);
+            up.setLong(2, 9);
+            assertThatThrownBy(up::executeUpdate)
+                .isInstanceOfSatisfying(
+                    StaleTokenException.class,
+                    e -> {
+                      assertThat(e.getSQLState()).isEqualTo("ZF001");
+                      assertThat(e.resource()).isEqualTo(h.current().resource());
+                      assertThat(e.attemptedToken()).isEqualTo(h.current().token().value());
+                      assertThat(e.currentToken()).isEqualTo(newer);
+                    });
+          }
+        });
+    assertThat(query("SELECT amount FROM " + database + ".charges WHERE customer_id = 42"))
+        .isEqualTo("7");
   }
 
   @Test
@@ -427,6 +453,65 @@ class MariaDbFencingTest {
             }
           }
         });
+  }
+
+  @Test
+  void fencedDslWritesWithJooqsMariaDbDialect() throws SQLException {
+    exec("INSERT INTO " + database + ".accounts (id, owner, balance) VALUES (30, 'a', 0)");
+    Holders h = staleAndCurrent();
+    dev.fencing.jdbc.jooq.FencedDsl dsl =
+        new dev.fencing.jdbc.jooq.FencedDsl(FenceOptions.defaults().withSchema(fenceDb));
+    org.jooq.Table<?> accounts =
+        org.jooq.impl.DSL.table(org.jooq.impl.DSL.name(database, "accounts"));
+    org.jooq.Field<Long> id = org.jooq.impl.DSL.field(org.jooq.impl.DSL.name("id"), Long.class);
+    org.jooq.Field<String> owner =
+        org.jooq.impl.DSL.field(org.jooq.impl.DSL.name("owner"), String.class);
+    org.jooq.Field<Long> balance =
+        org.jooq.impl.DSL.field(org.jooq.impl.DSL.name("balance"), Long.class);
+    org.jooq.DSLContext ctx = org.jooq.impl.DSL.using(db, org.jooq.SQLDialect.MARIADB);
+    Fencing.run(
+        h.current(),
+        () -> {
+          assertThat(dsl.update(ctx, accounts, java.util.Map.of(owner, "dsl"), id.eq(30L)))
+              .isEqualTo(1);
+          assertThat(
+                  dsl.insert(ctx, accounts, java.util.Map.of(id, 31L, owner, "dsl", balance, 1L)))
+              .isEqualTo(1);
+          assertThat(
+                  dsl.upsert(
+                      ctx,
+                      accounts,
+                      java.util.Map.of(id, 31L, owner, "dsl-upsert", balance, 2L),
+                      List.of(id)))
+              .isPositive();
+          assertThat(dsl.update(ctx, accounts, java.util.Map.of(owner, "x"), id.eq(999L))).isZero();
+        });
+    Fencing.run(
+        h.stale(),
+        () -> {
+          for (Runnable write :
+              List.<Runnable>of(
+                  () -> dsl.update(ctx, accounts, java.util.Map.of(owner, "stale"), id.eq(30L)),
+                  () -> dsl.delete(ctx, accounts, id.eq(31L)),
+                  () ->
+                      dsl.insert(
+                          ctx, accounts, java.util.Map.of(id, 32L, owner, "stale", balance, 0L)),
+                  () ->
+                      dsl.upsert(
+                          ctx,
+                          accounts,
+                          java.util.Map.of(id, 30L, owner, "stale", balance, 0L),
+                          List.of(id)))) {
+            assertThatThrownBy(write::run)
+                .isInstanceOf(org.jooq.exception.DataAccessException.class)
+                .hasCauseInstanceOf(StaleTokenException.class);
+          }
+        });
+    assertThat(query("SELECT owner FROM " + database + ".accounts WHERE id = 30")).isEqualTo("dsl");
+    assertThat(query("SELECT owner FROM " + database + ".accounts WHERE id = 31"))
+        .isEqualTo("dsl-upsert");
+    assertThat(query("SELECT COUNT(*) FROM " + database + ".accounts WHERE id = 32"))
+        .isEqualTo("0");
   }
 
   private interface Write {

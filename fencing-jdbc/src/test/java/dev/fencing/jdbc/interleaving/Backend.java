@@ -193,9 +193,7 @@ enum Backend {
 
     @Override
     boolean appliesTo(StatementKind kind) {
-      return !kind.triggerMode
-          && kind != StatementKind.PLAIN_SQL_REWRITTEN
-          && kind != StatementKind.FENCED_DSL;
+      return !kind.triggerMode && kind != StatementKind.PLAIN_SQL_REWRITTEN;
     }
   };
 
