@@ -36,6 +36,7 @@ final class MariaDbBench implements AutoCloseable {
 
   static final String PLAIN = "plain UPDATE";
   static final String GUARDED = "GuardedStatements.update (row guard + fence)";
+  static final String RAW = "the same guarded SQL, pool connection (no wrapper)";
   static final String BATCH_PLAIN = "plain batch";
   static final String BATCH_GUARDED = "guarded batch";
   private static final int ROWS = 10_000;
@@ -91,8 +92,31 @@ final class MariaDbBench implements AutoCloseable {
   Harness.GroupResult writes(int threads, boolean explicit, Harness.Timing timing)
       throws Exception {
     String plainSql = "UPDATE " + accounts + " SET balance = ? WHERE id = ?";
+    String rawSql =
+        dev.fencing.jdbc.internal.FenceDialect.forProduct("MariaDB", fenceDb)
+            .bind(lease)
+            .update(accounts, "balance = ?", "id = ?")
+            .sql();
     List<Harness.Variant> variants =
         List.of(
+            new Harness.Variant(
+                RAW,
+                thread -> {
+                  long[] next = {thread * 1_000L};
+                  return () -> {
+                    try (Connection c = pool.getConnection()) {
+                      c.setAutoCommit(!explicit);
+                      try (PreparedStatement s = c.prepareStatement(rawSql)) {
+                        s.setLong(1, next[0]);
+                        s.setLong(2, 1 + next[0]++ % ROWS);
+                        expect(s.executeUpdate(), 1);
+                      }
+                      if (explicit) {
+                        c.commit();
+                      }
+                    }
+                  };
+                }),
             new Harness.Variant(
                 PLAIN,
                 thread -> {
