@@ -115,6 +115,8 @@ public final class FencedDataSource implements DataSource {
    *
    * @throws dev.fencing.core.LeaseLostException if the scope's lease is already known lost (no
    *     connection is taken)
+   * @throws java.sql.SQLFeatureNotSupportedException inside a scope, if the database is neither
+   *     PostgreSQL nor MariaDB, or trigger mode is on with MariaDB (refused there: docs/mariadb.md)
    * @throws SQLException if the wrapped data source or the database failed
    */
   @Override

@@ -18,9 +18,10 @@ import java.util.OptionalLong;
 import javax.sql.DataSource;
 
 /**
- * The resource fence in PostgreSQL: per resource, the token and lease id of the holder registered
- * last. A holder registers right after acquiring, and only with a token strictly above the stored
- * one; from then on, writes guarded by an older registration are rejected.
+ * The resource fence in the database (PostgreSQL, or MariaDB with InnoDB): per resource, the token
+ * and lease id of the holder registered last. A holder registers right after acquiring, and only
+ * with a token strictly above the stored one; from then on, writes guarded by an older registration
+ * are rejected.
  *
  * <p>Registration waits for in-flight guarded writes of the previous holder (they hold the fence
  * row {@code FOR SHARE} until they commit), retrying under {@code lock_timeout} until {@link
@@ -86,6 +87,9 @@ public final class ResourceFence {
    *     ones that exist), or its migrations are older than this library
    * @throws SQLException if the database failed, or (SQLState {@code 42501}) a stale blocker
    *     outlived the lease time and this role may not end it
+   * @throws java.sql.SQLFeatureNotSupportedException (SQLState {@code 0A000}) at the first
+   *     registration, if the database is neither PostgreSQL nor MariaDB, or if {@link
+   *     FenceOptions#triggerMode()} is on with MariaDB (see docs/mariadb.md)
    * @throws dev.fencing.core.LeaseLostException if the lease is already known lost
    * @throws NullPointerException if {@code lease} is null
    */
