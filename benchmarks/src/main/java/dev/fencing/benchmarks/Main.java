@@ -40,6 +40,17 @@ public final class Main {
       new LinkedHashSet<>(
           List.of("lease", "writes", "batch", "jooq", "rewrite", "heartbeat", "memory"));
 
+  /** Run only when named: {@code mariadb} needs a MariaDB server (--mariadb URL). */
+  static final Set<String> KNOWN = new LinkedHashSet<>(List.of("mariadb"));
+
+  static {
+    KNOWN.addAll(ALL);
+  }
+
+  /** The MariaDB server of {@code --only mariadb}. */
+  static String mariaDbUrl =
+      System.getProperty("fencing.test.mariadb", "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+
   /** The command line, parsed. */
   record Options(
       String jdbcUrl,
@@ -89,7 +100,8 @@ public final class Main {
         "usage: java -jar benchmarks/target/benchmarks.jar [options]",
         "  --quick                  1 s warm-up, 7 rounds of 0.4 s, 60 s heartbeat (about 4 minutes)",
         "  --smoke                  a few seconds in all: checks that everything runs, numbers mean nothing",
-        "  --only a,b               any of " + String.join(",", ALL),
+        "  --only a,b               any of " + String.join(",", KNOWN),
+        "  --mariadb URL            default jdbc:mariadb://127.0.0.1:3306/test?user=root",
         "  --warmup-ms N            warm-up per variant (default 2000)",
         "  --rounds N               measured rounds per variant (default 15)",
         "  --round-ms N             length of one round (default 600)",
@@ -143,7 +155,7 @@ public final class Main {
         case "--only" -> {
           only = new LinkedHashSet<>(Arrays.asList(value(args, ++i, arg).split(",")));
           for (String name : only) {
-            if (!ALL.contains(name)) {
+            if (!KNOWN.contains(name)) {
               throw new IllegalArgumentException("unknown benchmark \"" + name + "\"");
             }
           }
@@ -157,6 +169,7 @@ public final class Main {
         case "--memory-leases" -> memLeases = Integer.parseInt(value(args, ++i, arg));
         case "--jdbc" -> jdbc = value(args, ++i, arg);
         case "--redis" -> redis = value(args, ++i, arg);
+        case "--mariadb" -> mariaDbUrl = value(args, ++i, arg);
         case "--out" -> out = Path.of(value(args, ++i, arg));
         default -> throw new IllegalArgumentException("unknown option \"" + arg + "\"");
       }
@@ -236,6 +249,17 @@ public final class Main {
             progress("plain SQL rewrite");
             report.group(jdbc.rewrite(1, timing), JdbcBench.REWRITE_PLAIN);
           }
+        }
+      }
+      if (only.contains("mariadb")) {
+        try (MariaDbBench mariaDb = new MariaDbBench(mariaDbUrl, options.redisUrl())) {
+          for (boolean explicit : new boolean[] {false, true}) {
+            progress(
+                "MariaDB one-row updates, " + (explicit ? "explicit transaction" : "auto-commit"));
+            report.group(mariaDb.writes(1, explicit, timing), MariaDbBench.PLAIN);
+          }
+          progress("MariaDB billing batch");
+          report.group(mariaDb.batch(timing), MariaDbBench.BATCH_PLAIN);
         }
       }
       if (only.contains("memory")) {

@@ -1,9 +1,9 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.core.Lease;
-import dev.fencing.jdbc.internal.FenceSql;
+import dev.fencing.jdbc.internal.FenceDialect;
+import dev.fencing.jdbc.internal.FenceGuards;
 import dev.fencing.jdbc.internal.FencedConnection;
-import dev.fencing.jdbc.internal.FencedTables;
 import dev.fencing.jdbc.internal.PlainDmlGuard;
 import dev.fencing.jdbc.internal.PlainSqlPolicy;
 import java.io.PrintWriter;
@@ -45,10 +45,10 @@ public final class FencedDataSource implements DataSource {
 
   private final DataSource delegate;
   private final FenceOptions options;
-  private final FenceSql sql;
+  private volatile FenceDialect dialect;
   private final ResourceFence fence;
   private final PlainSqlPolicy plainSql = this::guardPlainSql;
-  private volatile PlainDmlGuard plainDmlGuard;
+  private volatile FenceDialect.PlainSqlGuard plainDmlGuard;
   private final FenceObserver observer;
   private volatile LeaseSql lastLease;
 
@@ -56,7 +56,6 @@ public final class FencedDataSource implements DataSource {
     this.delegate = delegate;
     this.options = options;
     this.observer = observer;
-    this.sql = new FenceSql(options.schema());
     this.fence = new ResourceFence(delegate, options);
   }
 
@@ -116,6 +115,8 @@ public final class FencedDataSource implements DataSource {
    *
    * @throws dev.fencing.core.LeaseLostException if the scope's lease is already known lost (no
    *     connection is taken)
+   * @throws java.sql.SQLFeatureNotSupportedException inside a scope, if the database is neither
+   *     PostgreSQL nor MariaDB, or trigger mode is on with MariaDB (refused there: docs/mariadb.md)
    * @throws SQLException if the wrapped data source or the database failed
    */
   @Override
@@ -149,7 +150,7 @@ public final class FencedDataSource implements DataSource {
     try {
       knowFencedTables(connection);
       return FencedConnection.wrap(
-          connection, lease, sql, boundSql(lease), options.triggerMode(), plainSql, observer);
+          connection, lease, dialect, boundSql(lease), options.triggerMode(), plainSql, observer);
     } catch (SQLException | RuntimeException e) {
       try {
         connection.close();
@@ -190,12 +191,22 @@ public final class FencedDataSource implements DataSource {
     return result instanceof PlainDmlGuard.Guarded guarded ? guarded.sql() : sql;
   }
 
-  private PlainDmlGuard readPlainDmlGuard(Connection catalog) throws SQLException {
-    return new PlainDmlGuard(
-        options.schema(),
-        FencedTables.read(catalog),
-        options.triggerMode(),
-        PlainDmlGuard.DEFAULT_CACHE_SIZE);
+  private FenceDialect.PlainSqlGuard readPlainDmlGuard(Connection catalog) throws SQLException {
+    return dialect(catalog).plainSqlGuard(catalog, options.schema(), options.triggerMode());
+  }
+
+  /**
+   * The dialect of the wrapped database, read from the first connection's metadata; options it
+   * cannot honour are refused there.
+   */
+  private FenceDialect dialect(Connection connection) throws SQLException {
+    FenceDialect known = dialect;
+    if (known == null) {
+      known = FenceDialect.of(connection, options.schema());
+      known.checkOptions(options.triggerMode());
+      dialect = known;
+    }
+    return known;
   }
 
   /**
@@ -212,17 +223,17 @@ public final class FencedDataSource implements DataSource {
     }
   }
 
-  private FenceSql.Bound boundSql(Lease lease) {
+  private FenceGuards boundSql(Lease lease) {
     LeaseSql last = lastLease;
     if (last != null && last.lease() == lease) {
       return last.sql();
     }
-    FenceSql.Bound bound = sql.bind(lease);
+    FenceGuards bound = dialect.bind(lease);
     lastLease = new LeaseSql(lease, bound);
     return bound;
   }
 
-  private record LeaseSql(Lease lease, FenceSql.Bound sql) {}
+  private record LeaseSql(Lease lease, FenceGuards sql) {}
 
   @Override
   public PrintWriter getLogWriter() throws SQLException {

@@ -1,9 +1,7 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.core.Lease;
-import dev.fencing.jdbc.internal.FenceClassifier;
-import dev.fencing.jdbc.internal.FenceSql;
-import dev.fencing.jdbc.internal.StaleBlockerWatch;
+import dev.fencing.jdbc.internal.FenceDialect;
 import dev.fencing.schema.FenceSchema;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -20,9 +18,10 @@ import java.util.OptionalLong;
 import javax.sql.DataSource;
 
 /**
- * The resource fence in PostgreSQL: per resource, the token and lease id of the holder registered
- * last. A holder registers right after acquiring, and only with a token strictly above the stored
- * one; from then on, writes guarded by an older registration are rejected.
+ * The resource fence in the database (PostgreSQL, or MariaDB with InnoDB): per resource, the token
+ * and lease id of the holder registered last. A holder registers right after acquiring, and only
+ * with a token strictly above the stored one; from then on, writes guarded by an older registration
+ * are rejected.
  *
  * <p>Registration waits for in-flight guarded writes of the previous holder (they hold the fence
  * row {@code FOR SHARE} until they commit), retrying under {@code lock_timeout} until {@link
@@ -34,18 +33,9 @@ public final class ResourceFence {
   private static final String LOCK_NOT_AVAILABLE = "55P03";
   private static final Duration MAX_BOUND = Duration.ofNanos(Long.MAX_VALUE / 2);
 
-  /**
-   * The settings of one attempt, local to its transaction: how long to wait for the row lock, and a
-   * bound on the attempt's own transaction, so that a registrant frozen between its update and its
-   * commit cannot hold the fence row for longer than the lease time.
-   */
-  private static final String ATTEMPT_SETTINGS =
-      "SELECT pg_backend_pid(), set_config('lock_timeout', ?, true),"
-          + " set_config('idle_in_transaction_session_timeout', ?, true)";
-
   private final DataSource dataSource;
   private final FenceOptions options;
-  private final FenceSql sql;
+  private volatile FenceDialect dialect;
   private volatile boolean contractChecked;
 
   /**
@@ -58,7 +48,6 @@ public final class ResourceFence {
   public ResourceFence(DataSource dataSource, FenceOptions options) {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     this.options = Objects.requireNonNull(options, "options");
-    this.sql = new FenceSql(options.schema());
   }
 
   /** Returns the options. */
@@ -98,6 +87,9 @@ public final class ResourceFence {
    *     ones that exist), or its migrations are older than this library
    * @throws SQLException if the database failed, or (SQLState {@code 42501}) a stale blocker
    *     outlived the lease time and this role may not end it
+   * @throws java.sql.SQLFeatureNotSupportedException (SQLState {@code 0A000}) at the first
+   *     registration, if the database is neither PostgreSQL nor MariaDB, or if {@link
+   *     FenceOptions#triggerMode()} is on with MariaDB (see docs/mariadb.md)
    * @throws dev.fencing.core.LeaseLostException if the lease is already known lost
    * @throws NullPointerException if {@code lease} is null
    */
@@ -127,7 +119,7 @@ public final class ResourceFence {
                 : null);
         return;
       } catch (SQLException e) {
-        if (!LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+        if (!dialect.isLockTimeout(e)) {
           throw e;
         }
         lastTimeout = e;
@@ -156,7 +148,7 @@ public final class ResourceFence {
   public OptionalLong currentToken(String resource) throws SQLException {
     Objects.requireNonNull(resource, "resource");
     try (Connection connection = dataSource.getConnection();
-        PreparedStatement read = connection.prepareStatement(sql.readFence())) {
+        PreparedStatement read = connection.prepareStatement(dialect(connection).readFence())) {
       read.setString(1, resource);
       try (ResultSet row = read.executeQuery()) {
         return row.next() ? OptionalLong.of(row.getLong(1)) : OptionalLong.empty();
@@ -175,18 +167,20 @@ public final class ResourceFence {
    */
   private void checkContract() throws SQLException {
     try (Connection connection = dataSource.getConnection()) {
+      FenceDialect dialect = dialect(connection);
+      dialect.checkOptions(options.triggerMode());
       int version;
       try (PreparedStatement read =
-              connection.prepareStatement(FenceSchema.contractQuery(options.schema()));
+              connection.prepareStatement(dialect.contractQuery(options.schema()));
           ResultSet row = read.executeQuery()) {
         row.next();
         version = row.getInt(1);
       } catch (SQLException e) {
-        if (!"3F000".equals(e.getSQLState()) && !"42883".equals(e.getSQLState())) {
+        if (!dialect.isMissingContract(e)) {
           throw e;
         }
         List<String> schemas = new ArrayList<>();
-        try (PreparedStatement read = connection.prepareStatement(FenceSchema.fenceSchemasQuery());
+        try (PreparedStatement read = connection.prepareStatement(dialect.fenceSchemasQuery());
             ResultSet rows = read.executeQuery()) {
           while (rows.next()) {
             schemas.add(rows.getString(1));
@@ -223,67 +217,21 @@ public final class ResourceFence {
 
   private void registerOnce(Lease lease, long lockTimeoutMillis, Duration endBlockersAfter)
       throws SQLException {
-    try (Connection connection = dataSource.getConnection()) {
-      boolean autoCommit = connection.getAutoCommit();
-      connection.setAutoCommit(false);
-      try {
-        int pid;
-        try (PreparedStatement settings = connection.prepareStatement(ATTEMPT_SETTINGS)) {
-          settings.setString(1, lockTimeoutMillis + "ms");
-          settings.setString(2, millisRoundedUp(nanos(lease.leaseTime())) + "ms");
-          try (ResultSet row = settings.executeQuery()) {
-            row.next();
-            pid = row.getInt(1);
-          }
-        }
-        boolean registered;
-        try (PreparedStatement register = connection.prepareStatement(sql.register())) {
-          register.setString(1, lease.resource());
-          register.setLong(2, lease.token().value());
-          register.setString(3, lease.leaseId());
-          StaleBlockerWatch watch =
-              endBlockersAfter == null
-                  ? null
-                  : StaleBlockerWatch.start(
-                      dataSource, options.schema(), lease, pid, register, endBlockersAfter);
-          try (ResultSet row = register.executeQuery()) {
-            registered = row.next();
-          } catch (SQLException e) {
-            SQLException watchFailure = watch == null ? null : watch.stop();
-            if (watchFailure != null) {
-              watchFailure.addSuppressed(e);
-              throw watchFailure;
-            }
-            throw e;
-          } finally {
-            if (watch != null) {
-              watch.stop();
-            }
-          }
-        }
-        if (!registered) {
-          long current = 0;
-          String currentLease = null;
-          try (PreparedStatement read = connection.prepareStatement(sql.readFence())) {
-            read.setString(1, lease.resource());
-            try (ResultSet row = read.executeQuery()) {
-              if (row.next()) {
-                current = row.getLong(1);
-                currentLease = row.getString(2);
-              }
-            }
-          }
-          // registered already by this very lease (a retry after a lost reply): not a refusal
-          FenceClassifier.requireNoSuchRow(lease, current, currentLease);
-        }
-        connection.commit();
-      } catch (SQLException | RuntimeException e) {
-        rollbackQuietly(connection, e);
-        throw e;
-      } finally {
-        restoreAutoCommit(connection, autoCommit);
-      }
+    dialect.registerOnce(dataSource, options.schema(), lease, lockTimeoutMillis, endBlockersAfter);
+  }
+
+  /**
+   * The dialect of the fence's database, read from the first connection's metadata.
+   *
+   * @throws java.sql.SQLFeatureNotSupportedException if the database is not one the library speaks
+   */
+  private FenceDialect dialect(Connection connection) throws SQLException {
+    FenceDialect known = dialect;
+    if (known == null) {
+      known = FenceDialect.of(connection, options.schema());
+      dialect = known;
     }
+    return known;
   }
 
   /** Saturates instead of overflowing: a bound beyond ~146 years is as good as none. */
@@ -298,21 +246,5 @@ public final class ResourceFence {
   private static long millisRoundedUp(long nanos) {
     long millis = (Math.max(nanos, 1) + 999_999) / 1_000_000;
     return Math.min(millis, Integer.MAX_VALUE);
-  }
-
-  private static void rollbackQuietly(Connection connection, Exception failure) {
-    try {
-      connection.rollback();
-    } catch (SQLException e) {
-      failure.addSuppressed(e);
-    }
-  }
-
-  private static void restoreAutoCommit(Connection connection, boolean autoCommit) {
-    try {
-      connection.setAutoCommit(autoCommit);
-    } catch (SQLException ignored) {
-      // the connection is broken; the pool discards it
-    }
   }
 }

@@ -40,6 +40,15 @@ final class FencingFixture implements AutoCloseable {
       System.getProperty(
           "fencing.test.jdbc", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
 
+  static final String MARIADB_URL =
+      System.getProperty("fencing.test.mariadb", "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+
+  /** Whether this fixture's database is MariaDB (else PostgreSQL). */
+  final boolean mariaDb;
+
+  /** The JDBC URL of this fixture's database. */
+  final String url;
+
   final String schema;
   final String fenceSchema;
   final String prefix;
@@ -50,33 +59,65 @@ final class FencingFixture implements AutoCloseable {
   private final List<RedisLeaseManager> managers = new ArrayList<>();
 
   FencingFixture() {
-    checkPostgres();
+    this(false);
+  }
+
+  /** A fixture on MariaDB: the same tables (no enforcement trigger: refused on MariaDB). */
+  static FencingFixture onMariaDb() {
+    return new FencingFixture(true);
+  }
+
+  private FencingFixture(boolean mariaDb) {
+    this.mariaDb = mariaDb;
+    this.url = mariaDb ? MARIADB_URL : URL;
+    if (mariaDb) {
+      checkMariaDb();
+    } else {
+      checkPostgres();
+    }
     String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
     schema = ("fj_" + suffix).toLowerCase(Locale.ROOT);
     fenceSchema = ("fjf_" + suffix).toLowerCase(Locale.ROOT);
     prefix = "fj-" + suffix + ":";
-    exec(
-        "CREATE SCHEMA " + schema,
-        "CREATE TABLE "
-            + schema
-            + ".accounts (id bigint PRIMARY KEY, owner text NOT NULL, balance bigint NOT NULL)",
-        "CREATE TABLE "
-            + schema
-            + ".charges (id bigserial PRIMARY KEY, customer_id bigint NOT NULL UNIQUE,"
-            + " amount bigint NOT NULL)",
-        "CREATE TABLE " + schema + ".audited (id bigint PRIMARY KEY, note text NOT NULL)");
+    if (mariaDb) {
+      exec(
+          "CREATE DATABASE " + schema,
+          "CREATE TABLE "
+              + schema
+              + ".accounts (id BIGINT PRIMARY KEY, owner VARCHAR(100) NOT NULL, balance BIGINT NOT"
+              + " NULL) ENGINE=InnoDB",
+          "CREATE TABLE "
+              + schema
+              + ".charges (id BIGINT AUTO_INCREMENT PRIMARY KEY, customer_id BIGINT NOT NULL"
+              + " UNIQUE, amount BIGINT NOT NULL) ENGINE=InnoDB",
+          "CREATE TABLE "
+              + schema
+              + ".audited (id BIGINT PRIMARY KEY, note VARCHAR(100) NOT NULL) ENGINE=InnoDB");
+    } else {
+      exec(
+          "CREATE SCHEMA " + schema,
+          "CREATE TABLE "
+              + schema
+              + ".accounts (id bigint PRIMARY KEY, owner text NOT NULL, balance bigint NOT NULL)",
+          "CREATE TABLE "
+              + schema
+              + ".charges (id bigserial PRIMARY KEY, customer_id bigint NOT NULL UNIQUE,"
+              + " amount bigint NOT NULL)",
+          "CREATE TABLE " + schema + ".audited (id bigint PRIMARY KEY, note text NOT NULL)");
+    }
     HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(URL);
+    config.setJdbcUrl(url);
     config.setMaximumPoolSize(8);
     config.setPoolName("fencing-test-" + suffix);
     pool = new HikariDataSource(config);
-    FencingMigrations.migrate(
-        pool,
+    MigrationOptions.Builder migration =
         MigrationOptions.builder()
             .schema(fenceSchema)
-            .fence(schema + ".accounts", schema + ".charges")
-            .enforce(schema + ".audited", EnforcementMode.STRICT)
-            .build());
+            .fence(schema + ".accounts", schema + ".charges");
+    if (!mariaDb) {
+      migration.enforce(schema + ".audited", EnforcementMode.STRICT);
+    }
+    FencingMigrations.migrate(pool, migration.build());
     db = FencedDataSource.wrap(pool, FenceOptions.defaults().withSchema(fenceSchema));
     triggerDb =
         FencedDataSource.wrap(
@@ -137,7 +178,7 @@ final class FencingFixture implements AutoCloseable {
   }
 
   void exec(String... sql) {
-    try (Connection c = DriverManager.getConnection(URL);
+    try (Connection c = DriverManager.getConnection(url);
         Statement s = c.createStatement()) {
       for (String q : sql) {
         s.execute(q);
@@ -148,7 +189,7 @@ final class FencingFixture implements AutoCloseable {
   }
 
   Optional<String> queryString(String sql) {
-    try (Connection c = DriverManager.getConnection(URL);
+    try (Connection c = DriverManager.getConnection(url);
         Statement s = c.createStatement();
         ResultSet rs = s.executeQuery(sql)) {
       return rs.next() ? Optional.ofNullable(rs.getString(1)) : Optional.empty();
@@ -162,9 +203,10 @@ final class FencingFixture implements AutoCloseable {
   }
 
   void insertAccount(long id, String owner, long balance) {
-    try (Connection c = DriverManager.getConnection(URL);
+    try (Connection c = DriverManager.getConnection(url);
         PreparedStatement s =
-            c.prepareStatement("INSERT INTO " + table("accounts") + " VALUES (?, ?, ?)")) {
+            c.prepareStatement(
+                "INSERT INTO " + table("accounts") + " (id, owner, balance) VALUES (?, ?, ?)")) {
       s.setLong(1, id);
       s.setString(2, owner);
       s.setLong(3, balance);
@@ -216,9 +258,13 @@ final class FencingFixture implements AutoCloseable {
     managers.forEach(RedisLeaseManager::close);
     redisson.getKeys().deleteByPattern(prefix + "*");
     pool.close();
-    exec(
-        "DROP SCHEMA IF EXISTS " + schema + " CASCADE",
-        "DROP SCHEMA IF EXISTS " + fenceSchema + " CASCADE");
+    if (mariaDb) {
+      exec("DROP DATABASE IF EXISTS " + schema, "DROP DATABASE IF EXISTS " + fenceSchema);
+    } else {
+      exec(
+          "DROP SCHEMA IF EXISTS " + schema + " CASCADE",
+          "DROP SCHEMA IF EXISTS " + fenceSchema + " CASCADE");
+    }
     redisson.shutdown();
   }
 
@@ -235,6 +281,46 @@ final class FencingFixture implements AutoCloseable {
               + " main start (or point -Dfencing.test.jdbc at another server)",
           e);
     }
+  }
+
+  static void checkMariaDb() {
+    try (Connection c = DriverManager.getConnection(MARIADB_URL)) {
+      c.isValid(2);
+    } catch (SQLException e) {
+      throw new AssertionError(
+          "MariaDB is not reachable at "
+              + MARIADB_URL
+              + " ("
+              + e.getMessage()
+              + "); start it with: start-stop-daemon --start --oknodo --background --exec"
+              + " /usr/sbin/mariadbd -- --user=mysql (or run .ci/run; or point"
+              + " -Dfencing.test.mariadb at another server)",
+          e);
+    }
+  }
+
+  /** The server's id of the session behind a pooled (and possibly fenced) connection. */
+  long sessionId(Connection connection) throws SQLException {
+    if (!mariaDb) {
+      return connection.unwrap(org.postgresql.PGConnection.class).getBackendPID();
+    }
+    try (Statement s = connection.unwrap(org.mariadb.jdbc.Connection.class).createStatement();
+        ResultSet rs = s.executeQuery("SELECT CONNECTION_ID()")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /**
+   * What the server last saw from session {@code id}: on PostgreSQL its last statement and when it
+   * changed, on MariaDB the id of its last query.
+   */
+  String lastStatementSeenBy(long id) {
+    return queryString(
+            mariaDb
+                ? "SELECT QUERY_ID FROM information_schema.PROCESSLIST WHERE ID = " + id
+                : "SELECT query || ' @ ' || state_change FROM pg_stat_activity WHERE pid = " + id)
+        .orElseThrow();
   }
 
   /**

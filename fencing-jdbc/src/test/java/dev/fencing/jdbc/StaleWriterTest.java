@@ -22,19 +22,30 @@ import org.junit.jupiter.api.Test;
  * next write, B takes over and writes, A wakes up and writes. A is a real thread, frozen on a latch
  * with its heartbeat stopped; its lease really expires in Redis before B acquires.
  */
+@org.junit.jupiter.api.TestInstance(org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS)
 class StaleWriterTest {
 
-  private static FencingFixture fx;
-  private final ExecutorService threads = Executors.newCachedThreadPool();
+  private FencingFixture fx;
+  private ExecutorService threads;
+
+  /** The database the suite runs on; {@link MariaDbStaleWriterTest} runs it on MariaDB. */
+  FencingFixture newFixture() {
+    return new FencingFixture();
+  }
 
   @BeforeAll
-  static void setUp() {
-    fx = new FencingFixture();
+  void setUp() {
+    fx = newFixture();
   }
 
   @AfterAll
-  static void tearDown() {
+  void tearDown() {
     fx.close();
+  }
+
+  @org.junit.jupiter.api.BeforeEach
+  void startThreads() {
+    threads = Executors.newCachedThreadPool();
   }
 
   @AfterEach
@@ -200,27 +211,20 @@ class StaleWriterTest {
       Thread.sleep(20);
     }
     assertThat(lease.isHeld()).isFalse();
-    int pid = fenced.unwrap(org.postgresql.PGConnection.class).getBackendPID();
-    String lastSeen = lastStatementSeenBy(pid);
+    long pid = fx.sessionId(fenced);
+    String lastSeen = fx.lastStatementSeenBy(pid);
     assertThatThrownBy(
             () -> GuardedStatements.update(fenced, fx.table("accounts"), "owner = ?", "id = ?"))
         .isInstanceOf(dev.fencing.core.LeaseLostException.class)
         .hasMessageContaining("no longer held");
     assertThatThrownBy(() -> fenced.prepareStatement("SELECT 1"))
         .isInstanceOf(dev.fencing.core.LeaseLostException.class);
-    assertThat(lastStatementSeenBy(pid))
+    assertThat(fx.lastStatementSeenBy(pid))
         .as("the server saw nothing from the connection after the lease was known lost")
         .isEqualTo(lastSeen);
     fenced.close();
     assertThatThrownBy(() -> Fencing.run(lease, () -> {}))
         .isInstanceOf(dev.fencing.core.LeaseLostException.class);
     assertThat(fx.ownerOf(9)).isEqualTo("nobody");
-  }
-
-  /** What the server last saw from backend {@code pid}: its last statement and when it changed. */
-  private static String lastStatementSeenBy(int pid) {
-    return fx.queryString(
-            "SELECT query || ' @ ' || state_change FROM pg_stat_activity WHERE pid = " + pid)
-        .orElseThrow();
   }
 }

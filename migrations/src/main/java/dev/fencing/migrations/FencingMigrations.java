@@ -1,5 +1,6 @@
 package dev.fencing.migrations;
 
+import dev.fencing.migrations.internal.MariaDbMigrator;
 import dev.fencing.migrations.internal.TableMigrator;
 import dev.fencing.schema.FenceSchema;
 import java.sql.Connection;
@@ -53,6 +54,9 @@ public final class FencingMigrations {
   public static MigrationReport migrate(DataSource dataSource, MigrationOptions options) {
     Objects.requireNonNull(dataSource, "dataSource");
     Objects.requireNonNull(options, "options");
+    if (isMariaDb(dataSource)) {
+      return MariaDbMigrator.migrate(dataSource, options);
+    }
     requireFenceSchemaOrNone(dataSource, options.schema());
     int applied;
     String version;
@@ -72,6 +76,22 @@ public final class FencingMigrations {
           e);
     }
     return new TableMigrator(dataSource, options).run(applied, version);
+  }
+
+  /**
+   * The database seam of the migrations: MariaDB (InnoDB) has its own Flyway location and column
+   * migration ({@link MariaDbMigrator}); everything else is migrated as PostgreSQL.
+   */
+  private static boolean isMariaDb(DataSource dataSource) {
+    try (Connection c = dataSource.getConnection()) {
+      return c.getMetaData()
+          .getDatabaseProductName()
+          .toLowerCase(java.util.Locale.ROOT)
+          .contains("mariadb");
+    } catch (SQLException e) {
+      throw new FencingMigrationException(
+          "could not connect to the database: " + e.getMessage(), e);
+    }
   }
 
   /**

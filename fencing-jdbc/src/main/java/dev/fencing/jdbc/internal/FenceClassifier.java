@@ -142,7 +142,8 @@ public final class FenceClassifier {
             return read;
           }
         }
-        return Optional.of(new ServerError(firstLine(sql.getMessage()), Optional.empty()));
+        return Optional.of(
+            new ServerError(firstLine(sql.getMessage()), figuresInMessage(sql.getMessage())));
       }
     }
     return Optional.empty();
@@ -189,6 +190,19 @@ public final class FenceClassifier {
       return Optional.empty();
     }
     return Optional.of(new Figures(resource, attempted, current));
+  }
+
+  /**
+   * The figures a database without a detail field (MariaDB's SIGNAL) puts at the end of its
+   * message, in brackets: {@code ... [resource=R;attempted=A;current=C]}.
+   */
+  static Optional<Figures> figuresInMessage(String message) {
+    if (message == null) {
+      return Optional.empty();
+    }
+    int open = message.lastIndexOf("[resource=");
+    int close = open < 0 ? -1 : message.indexOf(']', open);
+    return close < 0 ? Optional.empty() : figures(message.substring(open + 1, close));
   }
 
   private static String firstLine(String message) {

@@ -64,7 +64,7 @@ public final class FenceSql {
   public record Guarded(String sql, String batched) {}
 
   /** Guarded statements for one registration, which is written into them as literals. */
-  public final class Bound {
+  public final class Bound implements FenceGuards {
     private final Map<List<Object>, Guarded> cache = new ConcurrentHashMap<>();
     private final long token;
     private final String stamp;

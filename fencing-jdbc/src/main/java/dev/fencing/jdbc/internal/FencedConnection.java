@@ -4,7 +4,6 @@ import dev.fencing.core.Lease;
 import dev.fencing.core.LossReason;
 import dev.fencing.jdbc.FenceObserver;
 import dev.fencing.jdbc.StaleTokenException;
-import dev.fencing.schema.FenceSchema;
 import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -30,18 +29,9 @@ import java.util.function.BooleanSupplier;
  */
 public final class FencedConnection extends ForwardingConnection {
 
-  private static final String TRIGGER_SETTINGS =
-      "SELECT set_config('"
-          + FenceSchema.SETTING_RESOURCE
-          + "', ?, true), set_config('"
-          + FenceSchema.SETTING_TOKEN
-          + "', ?, true), set_config('"
-          + FenceSchema.SETTING_LEASE_ID
-          + "', ?, true), set_config('idle_in_transaction_session_timeout', ?, true)";
-
   private final Lease lease;
-  private final FenceSql fence;
-  private final FenceSql.Bound guards;
+  private final FenceDialect fence;
+  private final FenceGuards guards;
   private final boolean triggerMode;
   private final PlainSqlPolicy plainSql;
   private final FenceObserver observer;
@@ -51,8 +41,8 @@ public final class FencedConnection extends ForwardingConnection {
   private FencedConnection(
       Connection delegate,
       Lease lease,
-      FenceSql fence,
-      FenceSql.Bound guards,
+      FenceDialect fence,
+      FenceGuards guards,
       boolean triggerMode,
       PlainSqlPolicy plainSql,
       FenceObserver observer) {
@@ -71,7 +61,7 @@ public final class FencedConnection extends ForwardingConnection {
    *
    * @param delegate the pooled connection
    * @param lease the scope's lease
-   * @param fence the fence's SQL
+   * @param fence the fenced database's dialect
    * @param guards the guarded SQL of {@code lease}
    * @param triggerMode whether statements carry the registration for the enforcement trigger
    * @param plainSql what happens to plain SQL sent through this connection
@@ -80,8 +70,8 @@ public final class FencedConnection extends ForwardingConnection {
   public static FencedConnection wrap(
       Connection delegate,
       Lease lease,
-      FenceSql fence,
-      FenceSql.Bound guards,
+      FenceDialect fence,
+      FenceGuards guards,
       boolean triggerMode,
       PlainSqlPolicy plainSql,
       FenceObserver observer) {
@@ -94,7 +84,7 @@ public final class FencedConnection extends ForwardingConnection {
   }
 
   /** Returns the guarded SQL of this connection's lease. */
-  public FenceSql.Bound guards() {
+  public FenceGuards guards() {
     return guards;
   }
 
@@ -200,7 +190,7 @@ public final class FencedConnection extends ForwardingConnection {
   }
 
   private void carrySettings() throws SQLException {
-    try (PreparedStatement settings = delegate.prepareStatement(TRIGGER_SETTINGS)) {
+    try (PreparedStatement settings = delegate.prepareStatement(fence.triggerSettings())) {
       settings.setString(1, lease.resource());
       settings.setString(2, Long.toString(lease.token().value()));
       settings.setString(3, lease.leaseId());

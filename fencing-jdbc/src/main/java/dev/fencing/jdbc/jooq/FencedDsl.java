@@ -8,6 +8,7 @@ import dev.fencing.jdbc.Fencing;
 import dev.fencing.jdbc.StaleTokenException;
 import dev.fencing.jdbc.internal.FenceClassifier;
 import dev.fencing.jdbc.internal.FenceSql;
+import dev.fencing.jdbc.internal.MariaDbDialect;
 import dev.fencing.schema.FenceSchema;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,6 +19,7 @@ import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record2;
+import org.jooq.SQLDialect;
 import org.jooq.SelectFieldOrAsterisk;
 import org.jooq.Table;
 import org.jooq.exception.DataAccessException;
@@ -47,6 +49,8 @@ public final class FencedDsl {
   public static final String FENCE_COLUMN = FenceSchema.TOKEN_COLUMN;
 
   private final FenceSql sql;
+  private final MariaDbDialect mariaDb;
+  private volatile MariaDbParts lastMariaDb;
   private final Table<?> fenceTable;
   private volatile LeaseParts last;
   private final Field<String> fenceResource;
@@ -62,6 +66,7 @@ public final class FencedDsl {
   public FencedDsl(FenceOptions options) {
     Objects.requireNonNull(options, "options");
     this.sql = new FenceSql(options.schema());
+    this.mariaDb = new MariaDbDialect(options.schema());
     this.fenceTable = DSL.table(DSL.name(options.schema(), FenceSchema.FENCE_TABLE));
     this.fenceResource = DSL.field(DSL.name("resource"), SQLDataType.VARCHAR);
     this.fenceToken = DSL.field(DSL.name("token"), SQLDataType.BIGINT);
@@ -157,7 +162,7 @@ public final class FencedDsl {
             .set(resourceColumn(table), parts(lease).resource())
             .where(condition)
             .and(rowGuard(table, lease))
-            .and(fenceHeld(lease))
+            .and(fenceHeld(ctx, lease))
             .execute();
     return classified(ctx, lease, rows);
   }
@@ -178,7 +183,7 @@ public final class FencedDsl {
         ctx.deleteFrom(table)
             .where(condition)
             .and(rowGuard(table, lease))
-            .and(fenceHeld(lease))
+            .and(fenceHeld(ctx, lease))
             .execute();
     return classified(ctx, lease, rows);
   }
@@ -198,7 +203,8 @@ public final class FencedDsl {
     List<Field<?>> columns = new ArrayList<>(values.keySet());
     columns.add(fenceColumn(table));
     columns.add(resourceColumn(table));
-    int rows = ctx.insertInto(table).columns(columns).select(selectRow(lease, values)).execute();
+    int rows =
+        ctx.insertInto(table).columns(columns).select(selectRow(ctx, lease, values)).execute();
     return classified(ctx, lease, rows);
   }
 
@@ -222,6 +228,9 @@ public final class FencedDsl {
     if (keys.isEmpty() || !values.keySet().containsAll(keys)) {
       throw new IllegalArgumentException("upsert keys " + keys + " must be among the values");
     }
+    if (isMariaDb(ctx)) {
+      return classified(ctx, lease, mariaDbUpsert(ctx, lease, table, values, keys));
+    }
     Field<Long> fence = fenceColumn(table);
     Field<String> resource = resourceColumn(table);
     List<Field<?>> columns = new ArrayList<>(values.keySet());
@@ -239,7 +248,7 @@ public final class FencedDsl {
     var update =
         ctx.insertInto(table)
             .columns(columns)
-            .select(selectRow(lease, values))
+            .select(selectRow(ctx, lease, values))
             .onConflict(keys)
             .doUpdate()
             .set(updates);
@@ -250,12 +259,61 @@ public final class FencedDsl {
     return classified(ctx, lease, rows);
   }
 
-  private org.jooq.Select<?> selectRow(Lease lease, Map<? extends Field<?>, ?> values) {
+  private org.jooq.Select<?> selectRow(
+      DSLContext ctx, Lease lease, Map<? extends Field<?>, ?> values) {
     List<SelectFieldOrAsterisk> row = new ArrayList<>();
     values.forEach((field, value) -> row.add(value(field, value)));
     row.add(token(lease));
     row.add(parts(lease).resource());
-    return DSL.select(row).where(fenceHeld(lease));
+    return DSL.select(row).where(fenceHeld(ctx, lease));
+  }
+
+  /** Whether the context speaks MariaDB, whose fence check and upsert are MariaDB's own. */
+  private static boolean isMariaDb(DSLContext ctx) {
+    return ctx.family() == SQLDialect.MARIADB;
+  }
+
+  private record MariaDbParts(Lease lease, dev.fencing.jdbc.internal.FenceGuards guards) {}
+
+  private dev.fencing.jdbc.internal.FenceGuards mariaDbGuards(Lease lease) {
+    MariaDbParts parts = lastMariaDb;
+    if (parts == null || parts.lease() != lease) {
+      parts = new MariaDbParts(lease, mariaDb.bind(lease));
+      lastMariaDb = parts;
+    }
+    return parts.guards();
+  }
+
+  /** The resource fence in the context's dialect. */
+  private Condition fenceHeld(DSLContext ctx, Lease lease) {
+    return isMariaDb(ctx)
+        ? DSL.condition(mariaDbGuards(lease).fenceHeld())
+        : parts(lease).fenceHeld();
+  }
+
+  /**
+   * MariaDB's guarded upsert ({@code INSERT ... SELECT ... ON DUPLICATE KEY UPDATE}, the row guard
+   * raising ZF001), the same SQL as {@link dev.fencing.jdbc.GuardedStatements#upsert}, with the
+   * values bound in order.
+   */
+  private int mariaDbUpsert(
+      DSLContext ctx,
+      Lease lease,
+      Table<?> table,
+      Map<? extends Field<?>, ?> values,
+      List<Field<?>> keys) {
+    List<String> columns = new ArrayList<>();
+    List<Object> binds = new ArrayList<>();
+    values.forEach(
+        (field, value) -> {
+          columns.add(field.getUnqualifiedName().last());
+          binds.add(value instanceof Field<?> f ? f : DSL.val(value, field));
+        });
+    List<String> keyNames = new ArrayList<>();
+    keys.forEach(key -> keyNames.add(key.getUnqualifiedName().last()));
+    String name = String.join(".", table.getQualifiedName().getName());
+    String upsert = mariaDbGuards(lease).upsert(name, columns, keyNames).sql();
+    return ctx.execute(upsert, binds.toArray());
   }
 
   @SuppressWarnings("unchecked")
@@ -279,11 +337,12 @@ public final class FencedDsl {
     if (rows > 0) {
       return rows;
     }
-    Record2<Long, String> fence =
+    var read =
         ctx.select(fenceToken, fenceLease)
             .from(fenceTable)
-            .where(fenceResource.eq(lease.resource()))
-            .fetchOne();
+            .where(fenceResource.eq(lease.resource()));
+    // on MariaDB a locking read: a plain one returns a REPEATABLE READ transaction's snapshot
+    Record2<Long, String> fence = isMariaDb(ctx) ? read.forShare().fetchOne() : read.fetchOne();
     try {
       FenceClassifier.requireNoSuchRow(
           lease, fence == null ? 0 : fence.value1(), fence == null ? null : fence.value2());

@@ -57,9 +57,7 @@ final class InterleavingDb implements AutoCloseable {
   /** Leases of the suite: two minutes, renewed, no wait. */
   static final LeaseRequest LEASE = LeaseRequest.forLeaseTime(Duration.ofMinutes(2));
 
-  static final String URL =
-      System.getProperty(
-          "fencing.test.jdbc", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+  static final String URL = Backend.POSTGRES.url;
 
   /** Longest wait for one step of a session; a step that takes longer fails the test. */
   static final Duration STEP_TIMEOUT = Duration.ofSeconds(20);
@@ -67,6 +65,7 @@ final class InterleavingDb implements AutoCloseable {
   /** The token of resource Y's holder in the two-resource layout: far above X's tokens. */
   static final long OTHER_RESOURCE_TOKEN = 1001;
 
+  final Backend backend;
   final String schema;
   final String fenceSchema;
   final String prefix;
@@ -81,38 +80,36 @@ final class InterleavingDb implements AutoCloseable {
   private int resources;
 
   InterleavingDb() {
-    checkPostgres();
+    this(Backend.POSTGRES);
+  }
+
+  InterleavingDb(Backend backend) {
+    this.backend = backend;
+    check(backend);
     String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
     schema = ("il_" + suffix).toLowerCase(Locale.ROOT);
     fenceSchema = ("ilf_" + suffix).toLowerCase(Locale.ROOT);
     prefix = "il-" + suffix + ":";
     try {
-      observer = DriverManager.getConnection(URL);
-      registrar = DriverManager.getConnection(URL);
+      observer = DriverManager.getConnection(backend.url);
+      registrar = DriverManager.getConnection(backend.url);
+      registrar.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
       registrar.setAutoCommit(false);
     } catch (SQLException e) {
       throw new AssertionError(e.getMessage(), e);
     }
-    exec(
-        "CREATE SCHEMA " + schema,
-        "CREATE TABLE " + table("items") + " (id bigint PRIMARY KEY, v text NOT NULL)",
-        "CREATE TABLE " + table("audited") + " (id bigint PRIMARY KEY, v text NOT NULL)",
-        "CREATE TABLE " + table("lenient") + " (id bigint PRIMARY KEY, v text NOT NULL)");
-    try (HikariDataSource migrating = pool(suffix + "-migrations", 4)) {
-      FencingMigrations.migrate(
-          migrating,
-          MigrationOptions.builder()
-              .schema(fenceSchema)
-              .fence(table("items"))
-              .enforce(table("audited"), EnforcementMode.STRICT)
-              .enforce(table("lenient"), EnforcementMode.LENIENT)
-              .build());
+    exec(backend.createTables(schema).toArray(String[]::new));
+    try (HikariDataSource migrating = pool(backend, suffix + "-migrations", 4)) {
+      MigrationOptions.Builder migration =
+          MigrationOptions.builder().schema(fenceSchema).fence(table("items"));
+      if (backend == Backend.POSTGRES) {
+        migration
+            .enforce(table("audited"), EnforcementMode.STRICT)
+            .enforce(table("lenient"), EnforcementMode.LENIENT);
+      }
+      FencingMigrations.migrate(migrating, migration.build());
     }
-    pool = pool(suffix, 1);
-    exec(
-        "ALTER TABLE " + table("items") + " ADD COLUMN IF NOT EXISTS fence_resource text",
-        "ALTER TABLE " + table("audited") + " ADD COLUMN IF NOT EXISTS fence_resource text",
-        "ALTER TABLE " + table("lenient") + " ADD COLUMN IF NOT EXISTS fence_resource text");
+    pool = pool(backend, suffix, 1);
     options = FenceOptions.defaults().withSchema(fenceSchema);
     guardDb = FencedDataSource.wrap(pool, options);
     triggerDb = FencedDataSource.wrap(pool, options.withTriggerMode(true));
@@ -120,9 +117,9 @@ final class InterleavingDb implements AutoCloseable {
     leases = RedisLeaseManager.create(redisson, LeaseOptions.defaults().withKeyPrefix(prefix));
   }
 
-  private static HikariDataSource pool(String name, int size) {
+  private static HikariDataSource pool(Backend backend, String name, int size) {
     HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(URL);
+    config.setJdbcUrl(backend.url);
     config.setMaximumPoolSize(size);
     config.setConnectionTimeout(5_000);
     config.setPoolName("interleaving-" + name);
@@ -223,12 +220,7 @@ final class InterleavingDb implements AutoCloseable {
 
   /** Writes a fence row with plain SQL, committed: a registration that is already done. */
   void registerCommitted(String resource, long token, String leaseId) {
-    try (PreparedStatement insert =
-        observer.prepareStatement(
-            "INSERT INTO "
-                + fenceTable()
-                + " (resource, token, lease_id) VALUES (?, ?, ?) ON CONFLICT (resource) DO UPDATE"
-                + " SET token = EXCLUDED.token, lease_id = EXCLUDED.lease_id")) {
+    try (PreparedStatement insert = observer.prepareStatement(backend.upsertFence(fenceTable()))) {
       insert.setString(1, resource);
       insert.setLong(2, token);
       insert.setString(3, leaseId);
@@ -261,7 +253,7 @@ final class InterleavingDb implements AutoCloseable {
 
     void start() throws SQLException {
       try (Statement timeout = registrar.createStatement()) {
-        timeout.execute("SET LOCAL lock_timeout = '" + STEP_TIMEOUT.toMillis() + "ms'");
+        timeout.execute(backend.registrarLockTimeout(STEP_TIMEOUT.toMillis()));
       }
       started = true;
       try (PreparedStatement update =
@@ -359,7 +351,9 @@ final class InterleavingDb implements AutoCloseable {
                   "INSERT INTO "
                       + table
                       + " (id, v, fence_token, fence_resource) VALUES (?, 'seed', ?, ?)")) {
-        role.execute("SET LOCAL session_replication_role = replica");
+        if (backend.seedBypassingTriggers() != null) {
+          role.execute(backend.seedBypassingTriggers());
+        }
         for (long id : ids) {
           insert.setLong(1, id);
           insert.setLong(2, token);
@@ -386,18 +380,13 @@ final class InterleavingDb implements AutoCloseable {
    */
   boolean awaitLockWaitOrDone(int pid, Future<?> statement) {
     long deadline = System.nanoTime() + STEP_TIMEOUT.toNanos();
-    try (PreparedStatement wait =
-        observer.prepareStatement(
-            "SELECT wait_event_type FROM pg_catalog.pg_stat_activity WHERE pid = ?")) {
-      wait.setInt(1, pid);
+    try {
       while (System.nanoTime() - deadline < 0) {
         if (statement.isDone()) {
           return false;
         }
-        try (ResultSet rs = wait.executeQuery()) {
-          if (rs.next() && "Lock".equals(rs.getString(1))) {
-            return true;
-          }
+        if (backend.waitsForLock(observer, pid)) {
+          return true;
         }
         LockSupport.parkNanos(1_000_000);
       }
@@ -413,9 +402,8 @@ final class InterleavingDb implements AutoCloseable {
     if (pid == 0) {
       return;
     }
-    try (PreparedStatement cancel = observer.prepareStatement("SELECT pg_cancel_backend(?)")) {
-      cancel.setInt(1, pid);
-      cancel.execute();
+    try {
+      backend.cancel(observer, pid);
     } catch (SQLException e) {
       throw new AssertionError(e.getMessage(), e);
     }
@@ -428,6 +416,9 @@ final class InterleavingDb implements AutoCloseable {
    * @return what the pooled connection carried, if anything
    */
   Optional<String> settingsLeftInPool() {
+    if (backend != Backend.POSTGRES) {
+      return Optional.empty(); // nothing is ever set on a MariaDB session (no trigger mode)
+    }
     try (Connection c = pool.getConnection()) {
       c.setAutoCommit(true);
       String left = null;
@@ -496,9 +487,7 @@ final class InterleavingDb implements AutoCloseable {
     } catch (SQLException ignored) {
       // dropped with the schema below
     }
-    exec(
-        "DROP SCHEMA IF EXISTS " + schema + " CASCADE",
-        "DROP SCHEMA IF EXISTS " + fenceSchema + " CASCADE");
+    exec(backend.dropSchema(schema), backend.dropSchema(fenceSchema));
     try {
       observer.close();
     } catch (SQLException ignored) {
@@ -508,16 +497,21 @@ final class InterleavingDb implements AutoCloseable {
   }
 
   static void checkPostgres() {
-    try (Connection c = DriverManager.getConnection(URL)) {
+    check(Backend.POSTGRES);
+  }
+
+  static void check(Backend backend) {
+    try (Connection c = DriverManager.getConnection(backend.url)) {
       c.isValid(2);
     } catch (SQLException e) {
       throw new AssertionError(
-          "PostgreSQL is not reachable at "
-              + URL
+          backend.label
+              + " is not reachable at "
+              + backend.url
               + " ("
               + e.getMessage()
-              + "); start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql)"
-              + " main start (or point -Dfencing.test.jdbc at another server)",
+              + "); "
+              + backend.howToStart,
           e);
     }
   }

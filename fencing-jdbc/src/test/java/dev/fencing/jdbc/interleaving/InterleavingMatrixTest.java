@@ -151,6 +151,7 @@ class InterleavingMatrixTest {
   }
 
   record Cell(
+      Backend backend,
       StatementKind kind,
       TransactionShape shape,
       Phase phase,
@@ -160,6 +161,7 @@ class InterleavingMatrixTest {
     String name() {
       return String.join(
           " · ",
+          backend.label,
           kind.label,
           shape.label,
           phase.label,
@@ -171,35 +173,54 @@ class InterleavingMatrixTest {
 
   static Stream<Cell> cells() {
     List<Cell> cells = new ArrayList<>();
-    for (StatementKind kind : StatementKind.values()) {
-      for (TransactionShape shape : TransactionShape.values()) {
-        if (!shape.appliesTo(kind)) {
-          continue;
-        }
-        for (Phase phase : Phase.values()) {
-          for (Isolation isolation : Isolation.values()) {
-            for (Layout layout : Layout.values()) {
-              for (StaleWriter stale : StaleWriter.values()) {
-                if (stale.appliesTo(phase, isolation, layout)) {
-                  cells.add(new Cell(kind, shape, phase, isolation, layout, stale));
+    for (Backend backend : backends())
+      for (StatementKind kind : StatementKind.values()) {
+        for (TransactionShape shape : TransactionShape.values()) {
+          if (!shape.appliesTo(kind) || !backend.appliesTo(kind)) {
+            continue;
+          }
+          for (Phase phase : Phase.values()) {
+            for (Isolation isolation : Isolation.values()) {
+              for (Layout layout : Layout.values()) {
+                for (StaleWriter stale : StaleWriter.values()) {
+                  if (stale.appliesTo(phase, isolation, layout)) {
+                    cells.add(new Cell(backend, kind, shape, phase, isolation, layout, stale));
+                  }
                 }
               }
             }
           }
         }
       }
-    }
     return cells.stream();
   }
 
+  /**
+   * The backends to run, {@code -Dfencing.test.backends=postgres,mariadb} (default both): one
+   * matrix, two backends.
+   */
+  static List<Backend> backends() {
+    List<Backend> backends = new ArrayList<>();
+    for (String name : System.getProperty("fencing.test.backends", "postgres,mariadb").split(",")) {
+      backends.add(Backend.valueOf(name.trim().toUpperCase(Locale.ROOT)));
+    }
+    return backends;
+  }
+
+  private static final Map<Backend, InterleavingDb> DBS = new java.util.EnumMap<>(Backend.class);
   private static InterleavingDb db;
+
+  /** The cell's backend becomes the current one (cells run one at a time). */
+  private static void use(Backend backend) {
+    db = DBS.computeIfAbsent(backend, InterleavingDb::new);
+  }
+
   private static ExecutorService writerThread;
   private static long runs;
   private static final Map<String, String> SUMMARY = new ConcurrentSkipListMap<>();
 
   @BeforeAll
   static void setUp() {
-    db = new InterleavingDb();
     writerThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "interleaving-writer"));
   }
 
@@ -208,9 +229,7 @@ class InterleavingMatrixTest {
     if (writerThread != null) {
       writerThread.shutdownNow();
     }
-    if (db != null) {
-      db.close();
-    }
+    DBS.values().forEach(InterleavingDb::close);
     long failed = SUMMARY.values().stream().filter(line -> line.startsWith("FAIL")).count();
     List<String> lines = new ArrayList<>();
     lines.add(
@@ -247,6 +266,7 @@ class InterleavingMatrixTest {
   // ------------------------------------------------------------------ the two runs of a cell
 
   private static void fenced(Cell cell) throws Exception {
+    use(cell.backend());
     List<String> violations = new ArrayList<>();
     Session stale;
     Session current;
@@ -335,6 +355,7 @@ class InterleavingMatrixTest {
   }
 
   private static void control(Cell cell) throws Exception {
+    use(cell.backend());
     try (Holders holders = db.holders()) {
       Rows rows = nextRows();
       String table = db.table("items");

@@ -14,7 +14,6 @@ import java.util.Locale;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 import org.jooq.exception.DataAccessException;
-import org.postgresql.PGConnection;
 
 /**
  * One writer's session: a DAO of one {@link StatementKind} driving its transactions in one {@link
@@ -99,6 +98,10 @@ final class Session {
     return db.table(fenced() ? kind.fencedTable : "items");
   }
 
+  Backend backend() {
+    return db.backend;
+  }
+
   FencedDsl dsl() {
     return dsl;
   }
@@ -112,7 +115,7 @@ final class Session {
   }
 
   Connection driver() throws SQLException {
-    return (Connection) connection.unwrap(PGConnection.class);
+    return db.backend.driver(connection);
   }
 
   int backendPid() {
@@ -145,7 +148,7 @@ final class Session {
     connection = inScope(source::getConnection);
     connection.setTransactionIsolation(isolation);
     connection.setAutoCommit(shape.autoCommitAtOpen);
-    backendPid = connection.unwrap(PGConnection.class).getBackendPID();
+    backendPid = db.backend.pid(connection);
   }
 
   void prime() {

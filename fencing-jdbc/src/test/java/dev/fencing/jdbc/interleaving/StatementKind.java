@@ -7,7 +7,6 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 import org.jooq.Field;
-import org.jooq.SQLDialect;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
 import org.jooq.impl.DefaultConnectionProvider;
@@ -80,11 +79,7 @@ enum StatementKind {
 
     @Override
     int[] plain(Session s, Connection c, Step step, long id) throws SQLException {
-      try (PreparedStatement upsert =
-          c.prepareStatement(
-              "INSERT INTO "
-                  + s.table()
-                  + " (id, v) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET v = EXCLUDED.v")) {
+      try (PreparedStatement upsert = c.prepareStatement(s.backend().plainUpsert(s.table()))) {
         upsert.setLong(1, id);
         upsert.setString(2, s.marker(step));
         return new int[] {upsert.executeUpdate()};
@@ -138,7 +133,7 @@ enum StatementKind {
       return new int[] {
         s.dsl()
             .update(
-                DSL.using(new DefaultConnectionProvider(c), SQLDialect.POSTGRES),
+                DSL.using(new DefaultConnectionProvider(c), s.backend().jooqDialect()),
                 jooqTable(s),
                 Map.of(V, s.marker(step)),
                 ID.eq(id))
@@ -148,7 +143,7 @@ enum StatementKind {
     @Override
     int[] plain(Session s, Connection c, Step step, long id) {
       return new int[] {
-        DSL.using(new DefaultConnectionProvider(c), SQLDialect.POSTGRES)
+        DSL.using(new DefaultConnectionProvider(c), s.backend().jooqDialect())
             .update(jooqTable(s))
             .set(V, s.marker(step))
             .where(ID.eq(id))

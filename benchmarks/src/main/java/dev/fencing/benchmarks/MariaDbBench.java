@@ -1,0 +1,247 @@
+package dev.fencing.benchmarks;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LeaseRequest;
+import dev.fencing.core.RedisLeaseManager;
+import dev.fencing.jdbc.FenceOptions;
+import dev.fencing.jdbc.FencedDataSource;
+import dev.fencing.jdbc.FencedLeaseManager;
+import dev.fencing.jdbc.Fencing;
+import dev.fencing.jdbc.GuardedStatements;
+import dev.fencing.migrations.FencingMigrations;
+import dev.fencing.migrations.MigrationOptions;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/**
+ * The same ratios on MariaDB (InnoDB) as on PostgreSQL: fenced / plain for a one-row update in
+ * auto-commit, in an explicit transaction, and a transaction of 1,000 batched updates. One pool,
+ * one registered lease shared by the threads, its own database (dropped at the end).
+ */
+final class MariaDbBench implements AutoCloseable {
+
+  static final String PLAIN = "plain UPDATE";
+  static final String GUARDED = "GuardedStatements.update (row guard + fence)";
+  static final String RAW = "the same guarded SQL, pool connection (no wrapper)";
+  static final String BATCH_PLAIN = "plain batch";
+  static final String BATCH_GUARDED = "guarded batch";
+  private static final int ROWS = 10_000;
+  private static final int BATCH_ROWS = 1_000;
+
+  private final String url;
+  private final String database;
+  private final String fenceDb;
+  private final String prefix;
+  private final HikariDataSource pool;
+  private final FencedDataSource db;
+  private final RedissonClient redisson;
+  private final RedisLeaseManager leases;
+  private final Lease lease;
+  private final String accounts;
+
+  MariaDbBench(String url, String redisUrl) throws SQLException {
+    this.url = url;
+    String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+    database = ("benchm_" + suffix).toLowerCase(Locale.ROOT);
+    fenceDb = ("benchmf_" + suffix).toLowerCase(Locale.ROOT);
+    prefix = "benchm-" + suffix + ":";
+    accounts = database + ".accounts";
+    exec(
+        "CREATE DATABASE " + database,
+        "CREATE TABLE "
+            + accounts
+            + " (id BIGINT PRIMARY KEY, owner VARCHAR(64) NOT NULL, balance BIGINT NOT NULL)"
+            + " ENGINE=InnoDB",
+        "INSERT INTO " + accounts + " SELECT seq, CONCAT('owner-', seq), 0 FROM seq_1_to_" + ROWS);
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(url);
+    config.setMaximumPoolSize(8);
+    config.setMinimumIdle(8);
+    config.setPoolName("fencing-bench-mariadb-" + suffix);
+    pool = new HikariDataSource(config);
+    FencingMigrations.migrate(
+        pool, MigrationOptions.builder().schema(fenceDb).fence(accounts).build());
+    db = FencedDataSource.wrap(pool, FenceOptions.defaults().withSchema(fenceDb));
+    Config redisConfig = new Config();
+    redisConfig.useSingleServer().setAddress(redisUrl);
+    redisson = Redisson.create(redisConfig);
+    leases = RedisLeaseManager.create(redisson, LeaseOptions.defaults().withKeyPrefix(prefix));
+    lease =
+        new FencedLeaseManager(leases, db.fence())
+            .acquire(
+                "bench-mariadb",
+                LeaseRequest.forLeaseTime(Duration.ofSeconds(60))
+                    .withMaxWait(Duration.ofSeconds(10)));
+  }
+
+  /** One-row updates, auto-commit or in an explicit transaction: plain, then guarded. */
+  Harness.GroupResult writes(int threads, boolean explicit, Harness.Timing timing)
+      throws Exception {
+    String plainSql = "UPDATE " + accounts + " SET balance = ? WHERE id = ?";
+    String rawSql =
+        dev.fencing.jdbc.internal.FenceDialect.forProduct("MariaDB", fenceDb)
+            .bind(lease)
+            .update(accounts, "balance = ?", "id = ?")
+            .sql();
+    List<Harness.Variant> variants =
+        List.of(
+            new Harness.Variant(
+                RAW,
+                thread -> {
+                  long[] next = {thread * 1_000L};
+                  return () -> {
+                    try (Connection c = pool.getConnection()) {
+                      c.setAutoCommit(!explicit);
+                      try (PreparedStatement s = c.prepareStatement(rawSql)) {
+                        s.setLong(1, next[0]);
+                        s.setLong(2, 1 + next[0]++ % ROWS);
+                        expect(s.executeUpdate(), 1);
+                      }
+                      if (explicit) {
+                        c.commit();
+                      }
+                    }
+                  };
+                }),
+            new Harness.Variant(
+                PLAIN,
+                thread -> {
+                  long[] next = {thread * 1_000L};
+                  return () -> {
+                    try (Connection c = pool.getConnection()) {
+                      c.setAutoCommit(!explicit);
+                      try (PreparedStatement s = c.prepareStatement(plainSql)) {
+                        s.setLong(1, next[0]);
+                        s.setLong(2, 1 + next[0]++ % ROWS);
+                        expect(s.executeUpdate(), 1);
+                      }
+                      if (explicit) {
+                        c.commit();
+                      }
+                    }
+                  };
+                }),
+            new Harness.Variant(
+                GUARDED,
+                thread -> {
+                  long[] next = {thread * 1_000L};
+                  return () ->
+                      Fencing.run(
+                          lease,
+                          () -> {
+                            try (Connection c = db.getConnection()) {
+                              c.setAutoCommit(!explicit);
+                              try (PreparedStatement s =
+                                  GuardedStatements.update(c, accounts, "balance = ?", "id = ?")) {
+                                s.setLong(1, next[0]);
+                                s.setLong(2, 1 + next[0]++ % ROWS);
+                                expect(s.executeUpdate(), 1);
+                              }
+                              if (explicit) {
+                                c.commit();
+                              }
+                            }
+                          });
+                }));
+    return Harness.run(
+        "MariaDB one-row update, " + (explicit ? "BEGIN..COMMIT" : "auto-commit"),
+        threads,
+        timing,
+        variants);
+  }
+
+  /** Transactions of 1,000 batched one-row updates: plain, then guarded. */
+  Harness.GroupResult batch(Harness.Timing timing) throws Exception {
+    String plainSql = "UPDATE " + accounts + " SET balance = balance + ? WHERE id = ?";
+    List<Harness.Variant> variants = new ArrayList<>();
+    variants.add(
+        new Harness.Variant(
+            BATCH_PLAIN,
+            thread -> {
+              long[] block = {0};
+              return () -> {
+                try (Connection c = pool.getConnection()) {
+                  c.setAutoCommit(false);
+                  try (PreparedStatement s = c.prepareStatement(plainSql)) {
+                    fill(s, block[0]++);
+                    s.executeBatch();
+                  }
+                  c.commit();
+                }
+              };
+            }));
+    variants.add(
+        new Harness.Variant(
+            BATCH_GUARDED,
+            thread -> {
+              long[] block = {0};
+              return () ->
+                  Fencing.run(
+                      lease,
+                      () -> {
+                        try (Connection c = db.getConnection()) {
+                          c.setAutoCommit(false);
+                          try (PreparedStatement s =
+                              GuardedStatements.update(
+                                  c, accounts, "balance = balance + ?", "id = ?")) {
+                            fill(s, block[0]++);
+                            s.executeBatch();
+                          }
+                          c.commit();
+                        }
+                      });
+            }));
+    return Harness.run("MariaDB billing batch, 1,000 rows/tx", 1, timing, variants);
+  }
+
+  private static void fill(PreparedStatement s, long block) throws SQLException {
+    long first = (block * BATCH_ROWS) % ROWS;
+    for (int i = 0; i < BATCH_ROWS; i++) {
+      s.setLong(1, 1);
+      s.setLong(2, 1 + (first + i) % ROWS);
+      s.addBatch();
+    }
+  }
+
+  private static void expect(int rows, int expected) {
+    if (rows != expected) {
+      throw new IllegalStateException("expected " + expected + " row(s), got " + rows);
+    }
+  }
+
+  private void exec(String... sql) throws SQLException {
+    try (Connection c = DriverManager.getConnection(url);
+        Statement s = c.createStatement()) {
+      for (String q : sql) {
+        s.execute(q);
+      }
+    }
+  }
+
+  @Override
+  public void close() throws SQLException {
+    try {
+      lease.close();
+      leases.close();
+      redisson.getKeys().deleteByPattern(prefix + "*");
+    } finally {
+      redisson.shutdown();
+      pool.close();
+      exec("DROP DATABASE IF EXISTS " + database, "DROP DATABASE IF EXISTS " + fenceDb);
+    }
+  }
+}

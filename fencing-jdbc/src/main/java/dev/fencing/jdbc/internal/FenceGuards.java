@@ -1,0 +1,38 @@
+package dev.fencing.jdbc.internal;
+
+import java.util.List;
+
+/**
+ * The guarded SQL of one registration, in one database's dialect: what {@link FencedConnection},
+ * {@code GuardedStatements} and {@code FencedDsl} prepare. Every form carries the row guard and a
+ * resource-fence check that the database enforces.
+ */
+public interface FenceGuards {
+
+  /**
+   * The resource fence as a predicate: true only while the fence names this registration, holding
+   * the fence row against a concurrent registration until the writer's transaction ends.
+   */
+  String fenceHeld();
+
+  /**
+   * Locks the fence row and, if it names this registration, returns one row (and, where the
+   * database has transaction-local state, marks the transaction verified); none otherwise.
+   */
+  String verify();
+
+  /** The lease time as the idle-in-transaction bound, for transaction-local use (trigger mode). */
+  String idleTimeout();
+
+  /** A guarded UPDATE. */
+  FenceSql.Guarded update(String table, String assignments, String condition);
+
+  /** A guarded DELETE. */
+  FenceSql.Guarded delete(String table, String condition);
+
+  /** A guarded INSERT of one row, one parameter per column. */
+  FenceSql.Guarded insert(String table, List<String> columns);
+
+  /** A guarded upsert on {@code conflictColumns}. */
+  FenceSql.Guarded upsert(String table, List<String> columns, List<String> conflictColumns);
+}

@@ -1,0 +1,448 @@
+package dev.fencing.jdbc.internal;
+
+import dev.fencing.core.Lease;
+import dev.fencing.core.internal.ResourceNames;
+import dev.fencing.schema.FenceSchema;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import javax.sql.DataSource;
+
+/**
+ * MariaDB (InnoDB). The fence is the table {@code `schema`.fence} of the database named by the
+ * fence schema; user tables are quoted with backticks.
+ *
+ * <p>The resource fence is one predicate in the guarded statement itself: {@code EXISTS (SELECT 1
+ * FROM fence f WHERE ... LOCK IN SHARE MODE)}. Measured on MariaDB 10.11: a subquery read of
+ * another table inside {@code UPDATE}, {@code DELETE} or {@code INSERT ... SELECT} is a locking (S)
+ * read under REPEATABLE READ but a plain consistent read under READ COMMITTED (a concurrent
+ * registration then went through at once); with {@code LOCK IN SHARE MODE} in the subquery the
+ * fence row is S-locked under both levels, and a registration waits until the writer's transaction
+ * ends (auto-commit: until the statement ends). A locking read always reads the latest committed
+ * row, so a writer whose snapshot is older still sees a registration that committed meanwhile. No
+ * second statement and no session state are needed.
+ *
+ * <p>MariaDB has no transaction-local settings: nothing is ever set on the session, so nothing can
+ * leak through a pool. Consequences: rows of a batch inside a transaction carry the full predicate
+ * (a primary-key lookup of a row this transaction already holds), and trigger mode is refused (see
+ * {@link #checkOptions}).
+ */
+public final class MariaDbDialect implements FenceDialect {
+
+  /** ER_LOCK_WAIT_TIMEOUT and ER_LOCK_DEADLOCK: the attempt may be retried. */
+  private static final int LOCK_WAIT_TIMEOUT = 1205;
+
+  private static final int LOCK_DEADLOCK = 1213;
+  private static final int UNKNOWN_DATABASE = 1049;
+  private static final int NO_SUCH_FUNCTION = 1305;
+  private static final int MAX_CACHED_STATEMENTS = 256;
+  private static final Pattern LEASE_ID = Pattern.compile("[A-Za-z0-9_-]{1,128}");
+
+  /** Why trigger mode is refused on MariaDB. */
+  static final String NO_TRIGGER_MODE =
+      "trigger mode is not offered on MariaDB: the enforcement trigger would have to read the"
+          + " writer's registration from session user variables (MariaDB has no transaction-local"
+          + " settings), which outlive the transaction and leak to the next borrower of a pooled"
+          + " connection, and TRUNCATE fires no trigger, so a strictly enforced table could still"
+          + " be emptied without a token. Use GuardedStatements or FencedDsl, whose writes the"
+          + " database checks in the statement itself";
+
+  private final String schema;
+  private final String fenceTable;
+
+  /** The dialect for a fence in the database {@code schema}. */
+  public MariaDbDialect(String schema) {
+    this.schema = FenceSchema.requireIdentifier("fence schema", schema);
+    this.fenceTable = quote(schema) + "." + quote(FenceSchema.FENCE_TABLE);
+  }
+
+  @Override
+  public String name() {
+    return "MariaDB";
+  }
+
+  /** A locking read: under REPEATABLE READ a plain read would return the transaction's snapshot. */
+  @Override
+  public String readFence() {
+    return "SELECT token, lease_id FROM " + fenceTable + " WHERE resource = ? LOCK IN SHARE MODE";
+  }
+
+  /**
+   * Registers strictly above the stored token. The assignments run left to right and each compares
+   * with the stored token, so {@code token} is assigned last. Parameters: resource, token, lease
+   * id.
+   */
+  String register(long lockWaitSeconds) {
+    String newer = "token < VALUES(token)";
+    return "SET STATEMENT innodb_lock_wait_timeout = "
+        + lockWaitSeconds
+        + " FOR INSERT INTO "
+        + fenceTable
+        + " (resource, token, lease_id) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE"
+        + " lease_id = IF("
+        + newer
+        + ", VALUES(lease_id), lease_id), registered_at = IF("
+        + newer
+        + ", CURRENT_TIMESTAMP(6), registered_at), token = IF("
+        + newer
+        + ", VALUES(token), token)";
+  }
+
+  @Override
+  public FenceGuards bind(Lease lease) {
+    return new Bound(lease);
+  }
+
+  @Override
+  public boolean isLockTimeout(SQLException failure) {
+    return failure.getErrorCode() == LOCK_WAIT_TIMEOUT || failure.getErrorCode() == LOCK_DEADLOCK;
+  }
+
+  @Override
+  public String contractQuery(String schema) {
+    return "SELECT "
+        + quote(FenceSchema.requireIdentifier("fence schema", schema))
+        + "."
+        + FenceSchema.CONTRACT_FUNCTION
+        + "()";
+  }
+
+  @Override
+  public boolean isMissingContract(SQLException failure) {
+    return failure.getErrorCode() == UNKNOWN_DATABASE || failure.getErrorCode() == NO_SUCH_FUNCTION;
+  }
+
+  @Override
+  public String fenceSchemasQuery() {
+    return "SELECT ROUTINE_SCHEMA FROM information_schema.ROUTINES WHERE ROUTINE_NAME = '"
+        + FenceSchema.CONTRACT_FUNCTION
+        + "' AND ROUTINE_TYPE = 'FUNCTION' ORDER BY 1";
+  }
+
+  @Override
+  public void checkOptions(boolean triggerMode) throws SQLFeatureNotSupportedException {
+    if (triggerMode) {
+      throw new SQLFeatureNotSupportedException(NO_TRIGGER_MODE, "0A000");
+    }
+  }
+
+  @Override
+  public String triggerSettings() throws SQLFeatureNotSupportedException {
+    throw new SQLFeatureNotSupportedException(NO_TRIGGER_MODE, "0A000");
+  }
+
+  @Override
+  public void registerOnce(
+      DataSource dataSource,
+      String schema,
+      Lease lease,
+      long lockTimeoutMillis,
+      Duration endBlockersAfter)
+      throws SQLException {
+    // InnoDB counts lock waits in whole seconds; the statement-scoped SET STATEMENT leaves the
+    // session as it was. Stale blockers are not ended on MariaDB: the wait is bounded by the
+    // registration timeout only.
+    long seconds = Math.max(1, (lockTimeoutMillis + 999) / 1000);
+    try (Connection connection = dataSource.getConnection()) {
+      boolean autoCommit = connection.getAutoCommit();
+      connection.setAutoCommit(false);
+      try {
+        try (PreparedStatement register = connection.prepareStatement(register(seconds))) {
+          register.setString(1, lease.resource());
+          register.setLong(2, lease.token().value());
+          register.setString(3, lease.leaseId());
+          register.executeUpdate();
+        }
+        // The upsert holds the row's exclusive lock: the row read now is the one it left.
+        Registrations.requireFenceNames(connection, readFence(), lease);
+        connection.commit();
+      } catch (SQLException | RuntimeException e) {
+        Registrations.rollbackQuietly(connection, e);
+        throw e;
+      } finally {
+        Registrations.restoreAutoCommit(connection, autoCommit);
+      }
+    }
+  }
+
+  @Override
+  public PlainSqlGuard plainSqlGuard(Connection catalog, String schema, boolean triggerMode)
+      throws SQLException {
+    Set<String> names = new HashSet<>();
+    try (Statement statement = catalog.createStatement();
+        ResultSet rows =
+            statement.executeQuery(
+                "SELECT DISTINCT TABLE_NAME FROM information_schema.COLUMNS WHERE COLUMN_NAME = '"
+                    + FenceSchema.TOKEN_COLUMN
+                    + "'")) {
+      while (rows.next()) {
+        names.add(rows.getString(1).toLowerCase(Locale.ROOT));
+      }
+    }
+    return new MariaDbPlainSql(Set.copyOf(names));
+  }
+
+  /**
+   * Plain SQL on MariaDB is not rewritten: a statement that may write (anything but a query) and
+   * names a fenced table is refused before it reaches the database; everything else runs as
+   * written.
+   */
+  private record MariaDbPlainSql(Set<String> fencedNames) implements PlainSqlGuard {
+    private static final Pattern READ_ONLY =
+        Pattern.compile("(?is)\\s*\\(*\\s*(SELECT|SHOW|DESCRIBE|DESC|EXPLAIN)\\b.*");
+    private static final Pattern WORD = Pattern.compile("[A-Za-z0-9_$]+");
+
+    @Override
+    public PlainDmlGuard.Result rewrite(String sql, Lease lease) {
+      if (fencedNames.isEmpty() || READ_ONLY.matcher(sql).matches()) {
+        return PlainDmlGuard.PassThrough.INSTANCE;
+      }
+      java.util.regex.Matcher words = WORD.matcher(sql);
+      while (words.find()) {
+        String word = words.group().toLowerCase(Locale.ROOT);
+        if (fencedNames.contains(word)) {
+          return PlainDmlGuard.refused(
+              sql,
+              "it may write the fenced table "
+                  + word
+                  + " and plain SQL is not rewritten on MariaDB");
+        }
+      }
+      return PlainDmlGuard.PassThrough.INSTANCE;
+    }
+  }
+
+  static String quote(String identifier) {
+    return "`" + identifier + "`";
+  }
+
+  static String quoteTable(String table) {
+    FenceSchema.requireTableName(table);
+    return Arrays.stream(table.split("\\.", -1))
+        .map(MariaDbDialect::quote)
+        .collect(Collectors.joining("."));
+  }
+
+  /** The guarded statements of one registration, written into them as literals. */
+  private final class Bound implements FenceGuards {
+    private final Map<List<Object>, FenceSql.Guarded> cache = new ConcurrentHashMap<>();
+    private final long token;
+    private final String resourceLiteral;
+    private final String stamp;
+    private final String rowGuard;
+    private final String fenceHeld;
+    private final String verify;
+    private final String idleTimeout;
+
+    private Bound(Lease lease) {
+      String resource = ResourceNames.validate(lease.resource());
+      String leaseId = lease.leaseId();
+      if (leaseId == null || !LEASE_ID.matcher(leaseId).matches()) {
+        throw new IllegalArgumentException(
+            "lease id must be 1 to 128 characters from A-Z a-z 0-9 _ -, got \"" + leaseId + "\"");
+      }
+      this.token = lease.token().value();
+      this.resourceLiteral = "'" + resource + "'";
+      String tokenColumn = quote(FenceSchema.TOKEN_COLUMN);
+      String resourceColumn = quote(FenceSchema.RESOURCE_COLUMN);
+      this.stamp = tokenColumn + " = " + token + ", " + resourceColumn + " = " + resourceLiteral;
+      this.rowGuard =
+          "("
+              + tokenColumn
+              + " <= "
+              + token
+              + " OR "
+              + resourceColumn
+              + " <> "
+              + resourceLiteral
+              + ")";
+      String names =
+          " f.resource = "
+              + resourceLiteral
+              + " AND f.token = "
+              + token
+              + " AND f.lease_id = '"
+              + leaseId
+              + "' LOCK IN SHARE MODE";
+      this.fenceHeld = "EXISTS (SELECT 1 FROM " + fenceTable + " f WHERE" + names + ")";
+      this.verify = "SELECT 1 FROM " + fenceTable + " f WHERE" + names;
+      this.idleTimeout = Math.max(1, lease.leaseTime().toMillis()) + "ms";
+    }
+
+    @Override
+    public String fenceHeld() {
+      return fenceHeld;
+    }
+
+    @Override
+    public String verify() {
+      return verify;
+    }
+
+    @Override
+    public String idleTimeout() {
+      return idleTimeout;
+    }
+
+    @Override
+    public FenceSql.Guarded update(String table, String assignments, String condition) {
+      SqlLexer.requireFragment("assignments", assignments);
+      SqlLexer.requireFragment("condition", condition);
+      return cached(
+          Arrays.asList("update", table, assignments, condition),
+          () ->
+              both(
+                  "UPDATE "
+                      + quoteTable(table)
+                      + " SET "
+                      + assignments
+                      + ", "
+                      + stamp
+                      + " WHERE ("
+                      + condition
+                      + ") AND "
+                      + rowGuard
+                      + " AND "
+                      + fenceHeld));
+    }
+
+    @Override
+    public FenceSql.Guarded delete(String table, String condition) {
+      SqlLexer.requireFragment("condition", condition);
+      return cached(
+          Arrays.asList("delete", table, condition),
+          () ->
+              both(
+                  "DELETE FROM "
+                      + quoteTable(table)
+                      + " WHERE ("
+                      + condition
+                      + ") AND "
+                      + rowGuard
+                      + " AND "
+                      + fenceHeld));
+    }
+
+    @Override
+    public FenceSql.Guarded insert(String table, List<String> columns) {
+      return cached(
+          Arrays.asList("insert", table, columns), () -> both(insertSelect(table, columns)));
+    }
+
+    /**
+     * {@code INSERT ... SELECT ... WHERE fence ON DUPLICATE KEY UPDATE}: the first assignment
+     * checks the row guard on the stored row and, if a newer holder wrote it, raises ZF001 through
+     * the fence schema's {@code fence_refused} function (an error, not "0 rows": with the driver's
+     * default found-rows count a refused duplicate would report 1, like an insert). The others
+     * follow unconditionally, {@code fence_resource} last. Fires on any unique key of the table, as
+     * MariaDB's upsert does.
+     */
+    @Override
+    public FenceSql.Guarded upsert(
+        String table, List<String> columns, List<String> conflictColumns) {
+      if (conflictColumns.isEmpty()) {
+        throw new IllegalArgumentException("an upsert needs at least one conflict column");
+      }
+      for (String column : conflictColumns) {
+        if (!columns.contains(column)) {
+          throw new IllegalArgumentException(
+              "conflict column \"" + column + "\" is not among the inserted columns " + columns);
+        }
+      }
+      return cached(
+          Arrays.asList("upsert", table, columns, conflictColumns),
+          () -> {
+            String tokenColumn = quote(FenceSchema.TOKEN_COLUMN);
+            StringBuilder sql = new StringBuilder(insertSelect(table, columns));
+            sql.append(" ON DUPLICATE KEY UPDATE ")
+                .append(tokenColumn)
+                .append(" = IF(")
+                .append(rowGuard)
+                .append(", ")
+                .append(token)
+                .append(", ")
+                .append(quote(schema))
+                .append(".fence_refused(")
+                .append(resourceLiteral)
+                .append(", ")
+                .append(token)
+                .append(", ")
+                .append(tokenColumn)
+                .append("))");
+            for (String column : columns) {
+              if (!conflictColumns.contains(column)) {
+                sql.append(", ")
+                    .append(quote(column))
+                    .append(" = VALUES(")
+                    .append(quote(column))
+                    .append(")");
+              }
+            }
+            sql.append(", ")
+                .append(quote(FenceSchema.RESOURCE_COLUMN))
+                .append(" = ")
+                .append(resourceLiteral);
+            return both(sql.toString());
+          });
+    }
+
+    private String insertSelect(String table, List<String> columns) {
+      if (columns.isEmpty()) {
+        throw new IllegalArgumentException("an insert needs at least one column");
+      }
+      columns.forEach(column -> FenceSchema.requireIdentifier("column", column));
+      for (String fenceColumn : List.of(FenceSchema.TOKEN_COLUMN, FenceSchema.RESOURCE_COLUMN)) {
+        if (columns.contains(fenceColumn)) {
+          throw new IllegalArgumentException(
+              fenceColumn + " is set by the guard; do not insert it");
+        }
+      }
+      return "INSERT INTO "
+          + quoteTable(table)
+          + " ("
+          + columns.stream().map(MariaDbDialect::quote).collect(Collectors.joining(", "))
+          + ", "
+          + quote(FenceSchema.TOKEN_COLUMN)
+          + ", "
+          + quote(FenceSchema.RESOURCE_COLUMN)
+          + ") SELECT "
+          + columns.stream().map(column -> "?").collect(Collectors.joining(", "))
+          + ", "
+          + token
+          + ", "
+          + resourceLiteral
+          + " FROM DUAL WHERE "
+          + fenceHeld;
+    }
+
+    /** Batched rows carry the full predicate too: there is no transaction-local marker. */
+    private FenceSql.Guarded both(String sql) {
+      return new FenceSql.Guarded(sql, sql);
+    }
+
+    private FenceSql.Guarded cached(List<Object> key, Supplier<FenceSql.Guarded> build) {
+      FenceSql.Guarded sql = cache.get(key);
+      if (sql == null) {
+        sql = build.get();
+        if (cache.size() < MAX_CACHED_STATEMENTS) {
+          cache.put(key, sql);
+        }
+      }
+      return sql;
+    }
+  }
+}

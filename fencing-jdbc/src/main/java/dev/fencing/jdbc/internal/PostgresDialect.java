@@ -1,0 +1,155 @@
+package dev.fencing.jdbc.internal;
+
+import dev.fencing.core.Lease;
+import dev.fencing.schema.FenceSchema;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import javax.sql.DataSource;
+
+/** PostgreSQL: the SQL of {@link FenceSql}, the registration with stale-blocker ending. */
+public final class PostgresDialect implements FenceDialect {
+
+  private static final String LOCK_NOT_AVAILABLE = "55P03";
+
+  /**
+   * The settings of one attempt, local to its transaction: how long to wait for the row lock, and a
+   * bound on the attempt's own transaction, so that a registrant frozen between its update and its
+   * commit cannot hold the fence row for longer than the lease time.
+   */
+  private static final String ATTEMPT_SETTINGS =
+      "SELECT pg_backend_pid(), set_config('lock_timeout', ?, true),"
+          + " set_config('idle_in_transaction_session_timeout', ?, true)";
+
+  private static final String TRIGGER_SETTINGS =
+      "SELECT set_config('"
+          + FenceSchema.SETTING_RESOURCE
+          + "', ?, true), set_config('"
+          + FenceSchema.SETTING_TOKEN
+          + "', ?, true), set_config('"
+          + FenceSchema.SETTING_LEASE_ID
+          + "', ?, true), set_config('idle_in_transaction_session_timeout', ?, true)";
+
+  private final FenceSql sql;
+
+  /** The dialect for a fence in {@code schema}. */
+  public PostgresDialect(String schema) {
+    this.sql = new FenceSql(schema);
+  }
+
+  @Override
+  public String name() {
+    return "PostgreSQL";
+  }
+
+  @Override
+  public String readFence() {
+    return sql.readFence();
+  }
+
+  @Override
+  public FenceGuards bind(Lease lease) {
+    return sql.bind(lease);
+  }
+
+  @Override
+  public boolean isLockTimeout(SQLException failure) {
+    return LOCK_NOT_AVAILABLE.equals(failure.getSQLState());
+  }
+
+  @Override
+  public String contractQuery(String schema) {
+    return FenceSchema.contractQuery(schema);
+  }
+
+  @Override
+  public boolean isMissingContract(SQLException failure) {
+    return "3F000".equals(failure.getSQLState()) || "42883".equals(failure.getSQLState());
+  }
+
+  @Override
+  public String fenceSchemasQuery() {
+    return FenceSchema.fenceSchemasQuery();
+  }
+
+  @Override
+  public PlainSqlGuard plainSqlGuard(Connection catalog, String schema, boolean triggerMode)
+      throws SQLException {
+    PlainDmlGuard guard =
+        new PlainDmlGuard(
+            schema, FencedTables.read(catalog), triggerMode, PlainDmlGuard.DEFAULT_CACHE_SIZE);
+    return guard::rewrite;
+  }
+
+  @Override
+  public void checkOptions(boolean triggerMode) {
+    // PostgreSQL honours every option
+  }
+
+  @Override
+  public String triggerSettings() {
+    return TRIGGER_SETTINGS;
+  }
+
+  @Override
+  public void registerOnce(
+      DataSource dataSource,
+      String schema,
+      Lease lease,
+      long lockTimeoutMillis,
+      Duration endBlockersAfter)
+      throws SQLException {
+    try (Connection connection = dataSource.getConnection()) {
+      boolean autoCommit = connection.getAutoCommit();
+      connection.setAutoCommit(false);
+      try {
+        int pid;
+        try (PreparedStatement settings = connection.prepareStatement(ATTEMPT_SETTINGS)) {
+          settings.setString(1, lockTimeoutMillis + "ms");
+          settings.setString(2, Registrations.millisRoundedUp(lease.leaseTime()) + "ms");
+          try (ResultSet row = settings.executeQuery()) {
+            row.next();
+            pid = row.getInt(1);
+          }
+        }
+        boolean registered;
+        try (PreparedStatement register = connection.prepareStatement(sql.register())) {
+          register.setString(1, lease.resource());
+          register.setLong(2, lease.token().value());
+          register.setString(3, lease.leaseId());
+          StaleBlockerWatch watch =
+              endBlockersAfter == null
+                  ? null
+                  : StaleBlockerWatch.start(
+                      dataSource, schema, lease, pid, register, endBlockersAfter);
+          try (ResultSet row = register.executeQuery()) {
+            registered = row.next();
+          } catch (SQLException e) {
+            SQLException watchFailure = watch == null ? null : watch.stop();
+            if (watchFailure != null) {
+              watchFailure.addSuppressed(e);
+              throw watchFailure;
+            }
+            throw e;
+          } finally {
+            if (watch != null) {
+              watch.stop();
+            }
+          }
+        }
+        if (!registered) {
+          // registered already by this very lease (a retry after a lost reply): not a refusal
+          Registrations.requireFenceNames(connection, sql.readFence(), lease);
+        }
+        connection.commit();
+      } catch (SQLException | RuntimeException e) {
+        Registrations.rollbackQuietly(connection, e);
+        throw e;
+      } finally {
+        Registrations.restoreAutoCommit(connection, autoCommit);
+      }
+    }
+  }
+}
