@@ -147,6 +147,29 @@ public final class FencedConnection extends ForwardingConnection {
   }
 
   /**
+   * Runs one execution of a trigger-mode statement that can carry the registration's settings
+   * itself ({@code carrying}: the settings and the statement in one round trip). It does when the
+   * transaction does not have them yet: in auto-commit mode always (the settings end with the
+   * implicit transaction), in an explicit transaction for its first statement; otherwise {@code
+   * call} runs the statement alone.
+   */
+  <T> T executeCarrying(SqlCall<T> call, SqlCall<T> carrying) throws SQLException {
+    lease.checkHeld();
+    if (delegate.getAutoCommit()) {
+      return translated(carrying);
+    }
+    if (serverIdle.getAsBoolean()) {
+      transactionMayHaveChanged();
+    }
+    if (settingsInTransaction) {
+      return translated(call);
+    }
+    T result = translated(carrying);
+    settingsInTransaction = true;
+    return result;
+  }
+
+  /**
    * Right before a batch inside a transaction, in that transaction: locks the fence row and marks
    * the transaction verified, so that the batch's rows (which check the marker only) may write.
    * Refuses the batch if the fence does not name this lease.
@@ -285,7 +308,15 @@ public final class FencedConnection extends ForwardingConnection {
   @Override
   public PreparedStatement prepareStatement(String sql) throws SQLException {
     lease.checkHeld();
-    return preparedRouted(sql, routed -> delegate.prepareStatement(routed));
+    String routed = routePlainSql(sql);
+    if (triggerMode
+        && routed.equals(sql)
+        && SqlLexer.isOneStatement(sql)
+        && !SqlLexer.mayControlTransaction(sql)) {
+      return new TriggerPreparedStatement(
+          this, delegate.prepareStatement(sql), guards.triggerSettings(), sql);
+    }
+    return preparedRouted(sql, routed, routedSql -> delegate.prepareStatement(routedSql));
   }
 
   @Override
@@ -336,7 +367,11 @@ public final class FencedConnection extends ForwardingConnection {
    */
   private PreparedStatement preparedRouted(String sql, PreparedStatementFactory prepare)
       throws SQLException {
-    String routed = routePlainSql(sql);
+    return preparedRouted(sql, routePlainSql(sql), prepare);
+  }
+
+  private PreparedStatement preparedRouted(
+      String sql, String routed, PreparedStatementFactory prepare) throws SQLException {
     PreparedStatement statement = prepare.prepare(routed);
     if (routed.equals(sql)) {
       return prepared(sql, statement);
