@@ -46,6 +46,7 @@ public final class FencedConnection extends ForwardingConnection {
   private final PlainSqlPolicy plainSql;
   private final FenceObserver observer;
   private final BooleanSupplier serverIdle;
+  private final boolean settingsRideAlong;
   private boolean settingsInTransaction;
 
   private FencedConnection(
@@ -64,6 +65,9 @@ public final class FencedConnection extends ForwardingConnection {
     this.plainSql = plainSql;
     this.observer = observer;
     this.serverIdle = PgjdbcTransactions.idleProbe(delegate);
+    // Checked with pgjdbc only: it sends the statements of one execution with a single Sync, so
+    // "settings; statement" runs in one (implicit) transaction.
+    this.settingsRideAlong = triggerMode && PgjdbcTransactions.isPgjdbc(delegate);
   }
 
   /**
@@ -309,7 +313,7 @@ public final class FencedConnection extends ForwardingConnection {
   public PreparedStatement prepareStatement(String sql) throws SQLException {
     lease.checkHeld();
     String routed = routePlainSql(sql);
-    if (triggerMode
+    if (settingsRideAlong
         && routed.equals(sql)
         && SqlLexer.isOneStatement(sql)
         && !SqlLexer.mayControlTransaction(sql)) {
@@ -464,6 +468,14 @@ public final class FencedConnection extends ForwardingConnection {
   private static final class PgjdbcTransactions {
     private static final boolean PRESENT = present();
 
+    static boolean isPgjdbc(Connection connection) {
+      try {
+        return PRESENT && Probe.isPgjdbc(connection);
+      } catch (SQLException e) {
+        return false;
+      }
+    }
+
     static BooleanSupplier idleProbe(Connection connection) {
       if (!PRESENT) {
         return () -> false;
@@ -487,6 +499,10 @@ public final class FencedConnection extends ForwardingConnection {
 
     /** Loaded only when pgjdbc is present. */
     private static final class Probe {
+      static boolean isPgjdbc(Connection connection) throws SQLException {
+        return connection.isWrapperFor(org.postgresql.core.BaseConnection.class);
+      }
+
       static BooleanSupplier of(Connection connection) throws SQLException {
         if (!connection.isWrapperFor(org.postgresql.core.BaseConnection.class)) {
           return () -> false;
