@@ -199,6 +199,10 @@ class TriggerModeTest {
               insert.setLong(1, 20);
               insert.setString(2, "carried");
               assertThat(insert.executeUpdate()).isEqualTo(1);
+              // the results are the write's, not the settings'
+              assertThat(insert.getUpdateCount()).isEqualTo(1);
+              assertThat(insert.getResultSet()).isNull();
+              assertThat(insert.getMoreResults()).isFalse();
               // the same id again: a duplicate key, in the carried statement's own transaction
               assertThatThrownBy(insert::executeUpdate).isInstanceOf(SQLException.class);
               insert.setLong(1, 21);

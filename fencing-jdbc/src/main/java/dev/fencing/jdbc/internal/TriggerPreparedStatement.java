@@ -1,7 +1,9 @@
 package dev.fencing.jdbc.internal;
 
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLWarning;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -25,6 +27,9 @@ final class TriggerPreparedStatement extends BindingPreparedStatement {
   private final Map<Integer, Binding> bindings = new HashMap<>();
   private PreparedStatement carrying;
 
+  /** Whether the last execution ran the carrying form: its results are the ones to report. */
+  private boolean lastCarried;
+
   TriggerPreparedStatement(
       FencedConnection connection, PreparedStatement delegate, String settings, String sql) {
     super(connection, delegate, false);
@@ -45,13 +50,64 @@ final class TriggerPreparedStatement extends BindingPreparedStatement {
 
   @Override
   public int executeUpdate() throws SQLException {
+    lastCarried = false;
     return connection.executeCarrying(
         () -> delegate.executeUpdate(), () -> Math.toIntExact(carryingUpdate()));
   }
 
   @Override
   public long executeLargeUpdate() throws SQLException {
+    lastCarried = false;
     return connection.executeCarrying(() -> delegate.executeLargeUpdate(), this::carryingUpdate);
+  }
+
+  @Override
+  <T> T execution(SqlCall<T> call) throws SQLException {
+    lastCarried = false;
+    return super.execution(call);
+  }
+
+  /** The statement whose results the caller sees: the carrying form right after it ran. */
+  private PreparedStatement current() {
+    return lastCarried ? carrying : delegate;
+  }
+
+  @Override
+  public int getUpdateCount() throws SQLException {
+    return current().getUpdateCount();
+  }
+
+  @Override
+  public long getLargeUpdateCount() throws SQLException {
+    return current().getLargeUpdateCount();
+  }
+
+  @Override
+  public boolean getMoreResults() throws SQLException {
+    return current().getMoreResults();
+  }
+
+  @Override
+  public boolean getMoreResults(int current) throws SQLException {
+    return current().getMoreResults(current);
+  }
+
+  @Override
+  public ResultSet getResultSet() throws SQLException {
+    return current().getResultSet();
+  }
+
+  @Override
+  public SQLWarning getWarnings() throws SQLException {
+    return current().getWarnings();
+  }
+
+  @Override
+  public void clearWarnings() throws SQLException {
+    if (carrying != null) {
+      carrying.clearWarnings();
+    }
+    delegate.clearWarnings();
   }
 
   /** Runs {@code settings; statement} and returns the statement's update count. */
@@ -64,6 +120,7 @@ final class TriggerPreparedStatement extends BindingPreparedStatement {
       binding.apply(carrying);
     }
     carrying.setQueryTimeout(delegate.getQueryTimeout());
+    lastCarried = true;
     if (!carrying.execute()) {
       throw new SQLException("the fencing settings returned no row; nothing was run");
     }
