@@ -36,7 +36,8 @@ final class JdbcBench {
   static final String BATCH_GUARDED = "guarded batch (default)";
   static final String BATCH_TRIGGER = "trigger mode batch";
   static final String BATCH_ROW_GUARD = "row guard only batch (hand-written)";
-  static final String BATCH_RAW_GUARDED = "guarded SQL, raw connection (no proxy)";
+  static final String BATCH_RAW_GUARDED = "verify + batched SQL, raw connection (no proxy)";
+  static final String BATCH_ROW_GUARD_RESOURCE = "row guard + resource stamp batch (hand-written)";
 
   static final String JDBC_PLAIN = "JDBC plain UPDATE";
   static final String JDBC_GUARDED = "JDBC GuardedStatements.update";
@@ -165,10 +166,11 @@ final class JdbcBench {
         "UPDATE "
             + accounts
             + " SET balance = balance + ?, fence_token = ? WHERE id = ? AND fence_token <= ?";
-    // The SQL GuardedStatements.update prepares, run on a pool connection without the library's
-    // proxies: separates what the statement costs in PostgreSQL from what the wrapper costs.
+    // What a guarded batch in a transaction runs (the verify, then the rows' batched form), on a
+    // pool
+    // connection without the library's proxies: separates the SQL's cost from the wrapper's.
     FenceSql.Bound fenceSql = new FenceSql(env.fenceSchema).bind(lease);
-    String rawGuardedSql = fenceSql.update(accounts, "balance = balance + ?", "id = ?").sql();
+    String rawGuardedSql = fenceSql.update(accounts, "balance = balance + ?", "id = ?").batched();
     long token = lease.token().value();
     List<Harness.Variant> variants =
         List.of(
@@ -257,22 +259,41 @@ final class JdbcBench {
               };
             }),
         new Harness.Variant(
+            BATCH_ROW_GUARD_RESOURCE,
+            thread -> {
+              Blocks blocks = new Blocks(thread, threads);
+              String sql =
+                  "UPDATE "
+                      + accounts
+                      + " SET balance = balance + ?, fence_token = ?, fence_resource = ?"
+                      + " WHERE (id = ?) AND (fence_token <= ? OR fence_resource <> ?)";
+              return () -> {
+                try (Connection c = env.pool.getConnection()) {
+                  c.setAutoCommit(false);
+                  try (PreparedStatement s = c.prepareStatement(sql)) {
+                    long first = blocks.next();
+                    for (int i = 0; i < BATCH_ROWS; i++) {
+                      s.setLong(1, 1);
+                      s.setLong(2, token);
+                      s.setString(3, lease.resource());
+                      s.setLong(4, first + i);
+                      s.setLong(5, token);
+                      s.setString(6, lease.resource());
+                      s.addBatch();
+                    }
+                    expectRows(s.executeBatch());
+                  }
+                  c.commit();
+                }
+              };
+            }),
+        new Harness.Variant(
             BATCH_RAW_GUARDED,
             thread -> {
               Blocks blocks = new Blocks(thread, threads);
               return () -> {
                 try (Connection c = env.pool.getConnection()) {
                   c.setAutoCommit(false);
-                  try (PreparedStatement settings =
-                      c.prepareStatement(
-                          "SELECT set_config('fencing.resource', ?, true),"
-                              + " set_config('fencing.token', ?, true),"
-                              + " set_config('fencing.lease_id', ?, true)")) {
-                    settings.setString(1, lease.resource());
-                    settings.setString(2, Long.toString(token));
-                    settings.setString(3, lease.leaseId());
-                    settings.execute();
-                  }
                   try (PreparedStatement verify = c.prepareStatement(fenceSql.verify())) {
                     verify.execute();
                   }

@@ -164,7 +164,8 @@ class TriggerModeTest {
   }
 
   @Test
-  void shouldCarryTheSettingsOncePerTransactionAndNeverBeyondIt() throws Exception {
+  void shouldCarryTheSettingsInTheRoundTripOfTheFirstWriteAndNeverBeyondTheTransaction()
+      throws Exception {
     AtomicInteger executions = new AtomicInteger();
     FencedDataSource counted =
         FencedDataSource.wrap(
@@ -179,10 +180,75 @@ class TriggerModeTest {
         "[trigger mode] statements sent for 50 writes on one connection: %d in a transaction,"
             + " %d in auto-commit mode%n",
         inTransaction, inAutoCommit);
-    assertThat(inTransaction).as("50 writes + 1 settings").isEqualTo(51);
-    assertThat(inAutoCommit)
-        .as("50 writes, each in a transaction of its own with its settings")
-        .isEqualTo(100);
+    // Every execution is one round trip: the first write of the transaction carries the settings
+    // in front of it (settings; statement), and so does every auto-commit write, whose implicit
+    // transaction ends the settings with it.
+    assertThat(inTransaction).as("50 writes, the first carrying the settings").isEqualTo(50);
+    assertThat(inAutoCommit).as("50 writes, each carrying its settings").isEqualTo(50);
+  }
+
+  @Test
+  void aCarriedWriteLeavesNoSettingsOnTheConnectionAndAFailedOneWritesNothing() throws Exception {
+    Fencing.run(
+        current,
+        () -> {
+          try (Connection c = fx.triggerDb.getConnection()) {
+            try (PreparedStatement insert =
+                c.prepareStatement(
+                    "INSERT INTO " + fx.table("audited") + " (id, note) VALUES (?, ?)")) {
+              insert.setLong(1, 20);
+              insert.setString(2, "carried");
+              assertThat(insert.executeUpdate()).isEqualTo(1);
+              // the results are the write's, not the settings'
+              assertThat(insert.getUpdateCount()).isEqualTo(1);
+              assertThat(insert.getResultSet()).isNull();
+              assertThat(insert.getMoreResults()).isFalse();
+              // the same id again: a duplicate key, in the carried statement's own transaction
+              assertThatThrownBy(insert::executeUpdate).isInstanceOf(SQLException.class);
+              insert.setLong(1, 21);
+              assertThat(insert.executeLargeUpdate()).isEqualTo(1L);
+            }
+            // the driver's own connection, past the wrapper (which would carry the settings again)
+            Connection raw = (Connection) c.unwrap(org.postgresql.PGConnection.class);
+            try (Statement read = raw.createStatement();
+                java.sql.ResultSet row =
+                    read.executeQuery("SELECT current_setting('fencing.token', true)")) {
+              row.next();
+              assertThat(row.getString(1)).as("the settings ended with the write").isNullOrEmpty();
+            }
+            c.setAutoCommit(false);
+            try (PreparedStatement update =
+                c.prepareStatement(
+                    "UPDATE " + fx.table("audited") + " SET note = ? WHERE id = ?")) {
+              update.setString(1, "rolled back");
+              update.setLong(2, 20);
+              assertThat(update.executeUpdate()).isEqualTo(1);
+              c.rollback();
+              update.setString(1, "second transaction");
+              assertThat(update.executeUpdate()).isEqualTo(1);
+              c.commit();
+            }
+            c.setAutoCommit(true);
+          }
+        });
+    assertThat(note(20)).isEqualTo("second transaction");
+    assertThat(note(21)).isEqualTo("carried");
+  }
+
+  @Test
+  void executeUpdateOfAQueryIsRefused() throws Exception {
+    Fencing.run(
+        current,
+        () -> {
+          try (Connection c = fx.triggerDb.getConnection();
+              PreparedStatement query = c.prepareStatement("SELECT 1 WHERE ? = 1")) {
+            query.setInt(1, 1);
+            assertThatThrownBy(query::executeUpdate).isInstanceOf(SQLException.class);
+            try (java.sql.ResultSet row = query.executeQuery()) {
+              assertThat(row.next()).isTrue();
+            }
+          }
+        });
   }
 
   private int statementsFor(DataSource dataSource, AtomicInteger executions, boolean autoCommit)

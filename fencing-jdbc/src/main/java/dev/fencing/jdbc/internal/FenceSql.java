@@ -74,6 +74,7 @@ public final class FenceSql {
     private final String resourceLiteral;
     private final String verify;
     private final String idleTimeout;
+    private final String triggerSettings;
 
     private Bound(Lease lease) {
       String resource = ResourceNames.validate(lease.resource());
@@ -103,6 +104,24 @@ public final class FenceSql {
               + resourceLiteral
               + ")";
       this.idleTimeout = Math.max(1, lease.leaseTime().toMillis()) + "ms";
+      // Literals only (the resource and lease id were validated above): a statement prefixed with
+      // these settings keeps the caller's parameter indexes.
+      this.triggerSettings =
+          "SELECT pg_catalog.set_config('"
+              + FenceSchema.SETTING_RESOURCE
+              + "', "
+              + resourceLiteral
+              + ", true), pg_catalog.set_config('"
+              + FenceSchema.SETTING_TOKEN
+              + "', '"
+              + token
+              + "', true), pg_catalog.set_config('"
+              + FenceSchema.SETTING_LEASE_ID
+              + "', '"
+              + leaseId
+              + "', true), pg_catalog.set_config('idle_in_transaction_session_timeout', '"
+              + idleTimeout
+              + "', true)";
       String boundIdle =
           "set_config('idle_in_transaction_session_timeout', '" + idleTimeout + "', true)";
       // The marker names this transaction and this registration: a value left by another
@@ -174,6 +193,16 @@ public final class FenceSql {
      */
     public String verify() {
       return verify;
+    }
+
+    /**
+     * One statement that gives the enforcement trigger this registration, transaction-local, with
+     * the lease time as {@code idle_in_transaction_session_timeout}; no parameters. Put in front of
+     * a statement ({@code settings; statement}), it runs in the same round trip and, in auto-commit
+     * mode, in the same implicit transaction.
+     */
+    public String triggerSettings() {
+      return triggerSettings;
     }
 
     /** The lease time as {@code idle_in_transaction_session_timeout}, for transaction-local use. */

@@ -36,6 +36,7 @@ public final class FencedConnection extends ForwardingConnection {
   private final PlainSqlPolicy plainSql;
   private final FenceObserver observer;
   private final BooleanSupplier serverIdle;
+  private final boolean settingsRideAlong;
   private boolean settingsInTransaction;
 
   private FencedConnection(
@@ -54,6 +55,9 @@ public final class FencedConnection extends ForwardingConnection {
     this.plainSql = plainSql;
     this.observer = observer;
     this.serverIdle = PgjdbcTransactions.idleProbe(delegate);
+    // Checked with pgjdbc only: it sends the statements of one execution with a single Sync, so
+    // "settings; statement" runs in one (implicit) transaction.
+    this.settingsRideAlong = triggerMode && PgjdbcTransactions.isPgjdbc(delegate);
   }
 
   /**
@@ -134,6 +138,29 @@ public final class FencedConnection extends ForwardingConnection {
     }
     joinTransaction();
     return translated(call);
+  }
+
+  /**
+   * Runs one execution of a trigger-mode statement that can carry the registration's settings
+   * itself ({@code carrying}: the settings and the statement in one round trip). It does when the
+   * transaction does not have them yet: in auto-commit mode always (the settings end with the
+   * implicit transaction), in an explicit transaction for its first statement; otherwise {@code
+   * call} runs the statement alone.
+   */
+  <T> T executeCarrying(SqlCall<T> call, SqlCall<T> carrying) throws SQLException {
+    lease.checkHeld();
+    if (delegate.getAutoCommit()) {
+      return translated(carrying);
+    }
+    if (serverIdle.getAsBoolean()) {
+      transactionMayHaveChanged();
+    }
+    if (settingsInTransaction) {
+      return translated(call);
+    }
+    T result = translated(carrying);
+    settingsInTransaction = true;
+    return result;
   }
 
   /**
@@ -275,7 +302,15 @@ public final class FencedConnection extends ForwardingConnection {
   @Override
   public PreparedStatement prepareStatement(String sql) throws SQLException {
     lease.checkHeld();
-    return preparedRouted(sql, routed -> delegate.prepareStatement(routed));
+    String routed = routePlainSql(sql);
+    if (settingsRideAlong
+        && routed.equals(sql)
+        && SqlLexer.isOneStatement(sql)
+        && !SqlLexer.mayControlTransaction(sql)) {
+      return new TriggerPreparedStatement(
+          this, delegate.prepareStatement(sql), guards.triggerSettings(), sql);
+    }
+    return preparedRouted(sql, routed, routedSql -> delegate.prepareStatement(routedSql));
   }
 
   @Override
@@ -326,7 +361,11 @@ public final class FencedConnection extends ForwardingConnection {
    */
   private PreparedStatement preparedRouted(String sql, PreparedStatementFactory prepare)
       throws SQLException {
-    String routed = routePlainSql(sql);
+    return preparedRouted(sql, routePlainSql(sql), prepare);
+  }
+
+  private PreparedStatement preparedRouted(
+      String sql, String routed, PreparedStatementFactory prepare) throws SQLException {
     PreparedStatement statement = prepare.prepare(routed);
     if (routed.equals(sql)) {
       return prepared(sql, statement);
@@ -419,6 +458,14 @@ public final class FencedConnection extends ForwardingConnection {
   private static final class PgjdbcTransactions {
     private static final boolean PRESENT = present();
 
+    static boolean isPgjdbc(Connection connection) {
+      try {
+        return PRESENT && Probe.isPgjdbc(connection);
+      } catch (SQLException e) {
+        return false;
+      }
+    }
+
     static BooleanSupplier idleProbe(Connection connection) {
       if (!PRESENT) {
         return () -> false;
@@ -442,6 +489,10 @@ public final class FencedConnection extends ForwardingConnection {
 
     /** Loaded only when pgjdbc is present. */
     private static final class Probe {
+      static boolean isPgjdbc(Connection connection) throws SQLException {
+        return connection.isWrapperFor(org.postgresql.core.BaseConnection.class);
+      }
+
       static BooleanSupplier of(Connection connection) throws SQLException {
         if (!connection.isWrapperFor(org.postgresql.core.BaseConnection.class)) {
           return () -> false;

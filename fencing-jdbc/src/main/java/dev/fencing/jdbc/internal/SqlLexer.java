@@ -53,6 +53,17 @@ public final class SqlLexer {
   }
 
   /**
+   * Whether {@code sql} is one statement that a prefix can be put in front of: no {@code ;}, no
+   * comment, parentheses balanced, every literal and quoted identifier terminated.
+   *
+   * @param sql plain SQL
+   * @return whether it is such a statement
+   */
+  static boolean isOneStatement(String sql) {
+    return sql != null && !sql.isBlank() && new SqlLexer(sql).fragmentProblem() == null;
+  }
+
+  /**
    * Whether running {@code sql} may end, roll back (fully or to a savepoint) or start a
    * transaction: any statement in it starts with a transaction-control keyword, or calls a
    * procedure or an anonymous block (which may commit). Errs on the side of yes.

@@ -23,6 +23,7 @@ import org.jooq.SQLDialect;
 import org.jooq.SelectFieldOrAsterisk;
 import org.jooq.Table;
 import org.jooq.exception.DataAccessException;
+import org.jooq.impl.CustomCondition;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
@@ -99,10 +100,19 @@ public final class FencedDsl {
               lease,
               DSL.inline(lease.token().value(), SQLDataType.BIGINT),
               DSL.inline(lease.resource(), SQLDataType.CLOB),
-              DSL.condition(bound.fenceHeld()));
+              fenceCondition(bound.fenceHeld()));
       last = parts;
     }
     return parts;
+  }
+
+  /**
+   * The fence predicate as a condition that appends its SQL as it is. {@code DSL.condition(String)}
+   * would scan the ~450 characters for bind markers and placeholders on every render; this SQL has
+   * neither (the registration is in it as validated literals) and is already parenthesised.
+   */
+  private static Condition fenceCondition(String sql) {
+    return CustomCondition.of(ctx -> ctx.sql(sql));
   }
 
   /** The fence column of {@code table}. */
