@@ -24,6 +24,14 @@ public interface FenceGuards {
   /** The lease time as the idle-in-transaction bound, for transaction-local use (trigger mode). */
   String idleTimeout();
 
+  /**
+   * The trigger-mode settings of this registration as one statement with literals only, to run in
+   * front of a write in the same round trip ({@code settings; statement}).
+   *
+   * @throws UnsupportedOperationException where the database has no trigger mode
+   */
+  String triggerSettings();
+
   /** A guarded UPDATE. */
   FenceSql.Guarded update(String table, String assignments, String condition);
 

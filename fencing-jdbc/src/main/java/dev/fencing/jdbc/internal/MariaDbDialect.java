@@ -299,6 +299,11 @@ public final class MariaDbDialect implements FenceDialect {
     }
 
     @Override
+    public String triggerSettings() {
+      throw new UnsupportedOperationException("trigger mode is refused on MariaDB");
+    }
+
+    @Override
     public FenceSql.Guarded update(String table, String assignments, String condition) {
       SqlLexer.requireFragment("assignments", assignments);
       SqlLexer.requireFragment("condition", condition);
