@@ -22,6 +22,20 @@ public final class FenceSql {
   private static final String GUARD_VERIFIED = "fencing.guard_verified";
   private static final Pattern LEASE_ID = Pattern.compile("[A-Za-z0-9_-]{1,128}");
 
+  /**
+   * Checks that a lease id can be written into SQL as a literal.
+   *
+   * @return {@code leaseId}
+   * @throws IllegalArgumentException unless it is 1 to 128 characters from A-Z a-z 0-9 _ -
+   */
+  static String validLeaseId(String leaseId) {
+    if (leaseId == null || !LEASE_ID.matcher(leaseId).matches()) {
+      throw new IllegalArgumentException(
+          "lease id must be 1 to 128 characters from A-Z a-z 0-9 _ -, got \"" + leaseId + "\"");
+    }
+    return leaseId;
+  }
+
   private final String fenceTable;
 
   /** Creates the SQL for a fence in {@code schema} (validated by the caller). */
@@ -78,11 +92,7 @@ public final class FenceSql {
 
     private Bound(Lease lease) {
       String resource = ResourceNames.validate(lease.resource());
-      String leaseId = lease.leaseId();
-      if (leaseId == null || !LEASE_ID.matcher(leaseId).matches()) {
-        throw new IllegalArgumentException(
-            "lease id must be 1 to 128 characters from A-Z a-z 0-9 _ -, got \"" + leaseId + "\"");
-      }
+      String leaseId = validLeaseId(lease.leaseId());
       this.token = lease.token().value();
       this.resourceLiteral = "'" + resource + "'";
       this.stamp =

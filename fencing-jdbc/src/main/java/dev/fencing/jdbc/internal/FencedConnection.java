@@ -116,7 +116,11 @@ public final class FencedConnection extends ForwardingConnection {
   }
 
   String routePlainSql(String sql) throws SQLException {
-    if (SqlLexer.mayControlTransaction(sql)) {
+    return routePlainSql(sql, SqlLexer.mayControlTransaction(sql));
+  }
+
+  private String routePlainSql(String sql, boolean mayControlTransaction) throws SQLException {
+    if (mayControlTransaction) {
       transactionMayHaveChanged();
     }
     return plainSql.route(sql, this);
@@ -302,15 +306,17 @@ public final class FencedConnection extends ForwardingConnection {
   @Override
   public PreparedStatement prepareStatement(String sql) throws SQLException {
     lease.checkHeld();
-    String routed = routePlainSql(sql);
+    boolean mayControlTransaction = SqlLexer.mayControlTransaction(sql);
+    String routed = routePlainSql(sql, mayControlTransaction);
     if (settingsRideAlong
         && routed.equals(sql)
-        && SqlLexer.isOneStatement(sql)
-        && !SqlLexer.mayControlTransaction(sql)) {
+        && !mayControlTransaction
+        && SqlLexer.isOneStatement(sql)) {
       return new TriggerPreparedStatement(
           this, delegate.prepareStatement(sql), guards.triggerSettings(), sql);
     }
-    return preparedRouted(sql, routed, routedSql -> delegate.prepareStatement(routedSql));
+    return preparedRouted(
+        sql, routed, mayControlTransaction, routedSql -> delegate.prepareStatement(routedSql));
   }
 
   @Override
@@ -335,8 +341,11 @@ public final class FencedConnection extends ForwardingConnection {
   public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency)
       throws SQLException {
     lease.checkHeld();
+    boolean mayControlTransaction = SqlLexer.mayControlTransaction(sql);
     return prepared(
-        sql, delegate.prepareStatement(routePlainSql(sql), resultSetType, resultSetConcurrency));
+        delegate.prepareStatement(
+            routePlainSql(sql, mayControlTransaction), resultSetType, resultSetConcurrency),
+        mayControlTransaction);
   }
 
   @Override
@@ -344,14 +353,18 @@ public final class FencedConnection extends ForwardingConnection {
       String sql, int resultSetType, int resultSetConcurrency, int resultSetHoldability)
       throws SQLException {
     lease.checkHeld();
+    boolean mayControlTransaction = SqlLexer.mayControlTransaction(sql);
     return prepared(
-        sql,
         delegate.prepareStatement(
-            routePlainSql(sql), resultSetType, resultSetConcurrency, resultSetHoldability));
+            routePlainSql(sql, mayControlTransaction),
+            resultSetType,
+            resultSetConcurrency,
+            resultSetHoldability),
+        mayControlTransaction);
   }
 
-  private PreparedStatement prepared(String sql, PreparedStatement statement) {
-    return new FencedPreparedStatement<>(this, statement, SqlLexer.mayControlTransaction(sql));
+  private PreparedStatement prepared(PreparedStatement statement, boolean mayControlTransaction) {
+    return new FencedPreparedStatement<>(this, statement, mayControlTransaction);
   }
 
   /**
@@ -361,14 +374,17 @@ public final class FencedConnection extends ForwardingConnection {
    */
   private PreparedStatement preparedRouted(String sql, PreparedStatementFactory prepare)
       throws SQLException {
-    return preparedRouted(sql, routePlainSql(sql), prepare);
+    boolean mayControlTransaction = SqlLexer.mayControlTransaction(sql);
+    return preparedRouted(
+        sql, routePlainSql(sql, mayControlTransaction), mayControlTransaction, prepare);
   }
 
   private PreparedStatement preparedRouted(
-      String sql, String routed, PreparedStatementFactory prepare) throws SQLException {
+      String sql, String routed, boolean mayControlTransaction, PreparedStatementFactory prepare)
+      throws SQLException {
     PreparedStatement statement = prepare.prepare(routed);
     if (routed.equals(sql)) {
-      return prepared(sql, statement);
+      return prepared(statement, mayControlTransaction);
     }
     return new GuardedPreparedStatement(this, statement, new FenceSql.Guarded(routed, routed));
   }

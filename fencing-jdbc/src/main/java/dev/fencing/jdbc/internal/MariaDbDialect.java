@@ -50,7 +50,6 @@ public final class MariaDbDialect implements FenceDialect {
   private static final int UNKNOWN_DATABASE = 1049;
   private static final int NO_SUCH_FUNCTION = 1305;
   private static final int MAX_CACHED_STATEMENTS = 256;
-  private static final Pattern LEASE_ID = Pattern.compile("[A-Za-z0-9_-]{1,128}");
 
   /** Why trigger mode is refused on MariaDB. */
   static final String NO_TRIGGER_MODE =
@@ -250,11 +249,7 @@ public final class MariaDbDialect implements FenceDialect {
 
     private Bound(Lease lease) {
       String resource = ResourceNames.validate(lease.resource());
-      String leaseId = lease.leaseId();
-      if (leaseId == null || !LEASE_ID.matcher(leaseId).matches()) {
-        throw new IllegalArgumentException(
-            "lease id must be 1 to 128 characters from A-Z a-z 0-9 _ -, got \"" + leaseId + "\"");
-      }
+      String leaseId = FenceSql.validLeaseId(lease.leaseId());
       this.token = lease.token().value();
       this.resourceLiteral = "'" + resource + "'";
       String tokenColumn = quote(FenceSchema.TOKEN_COLUMN);

@@ -8,7 +8,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Pattern;
 
 /**
  * Turns a DAO's plain SQL into what may run inside a fencing scope: unchanged when it writes no
@@ -114,8 +113,6 @@ public final class PlainDmlGuard {
             + WAYS_OUT);
   }
 
-  private static final Pattern LEASE_ID = Pattern.compile("[A-Za-z0-9_-]{1,128}");
-
   /**
    * The registration a guarded statement must find in the fence, validated so that its parts are
    * safe as SQL literals.
@@ -133,10 +130,7 @@ public final class PlainDmlGuard {
      */
     public Registration {
       ResourceNames.validate(resource);
-      if (leaseId == null || !LEASE_ID.matcher(leaseId).matches()) {
-        throw new IllegalArgumentException(
-            "lease id must be 1 to 128 characters from A-Z a-z 0-9 _ -, got \"" + leaseId + "\"");
-      }
+      FenceSql.validLeaseId(leaseId);
       if (token <= 0) {
         throw new IllegalArgumentException("token must be positive, got " + token);
       }
