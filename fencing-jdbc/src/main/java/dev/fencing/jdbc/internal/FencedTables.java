@@ -158,6 +158,28 @@ public final class FencedTables {
     return new FencedTables(qualified, visible, standardStrings);
   }
 
+  /**
+   * The fenced tables of one schema only: for tests that share a database with other fenced schemas
+   * and must not see them.
+   */
+  FencedTables onlyInSchema(String schema) {
+    Map<String, Table> qualified = new HashMap<>();
+    Map<String, Table> visible = new HashMap<>();
+    byQualifiedName.forEach(
+        (key, table) -> {
+          if (table.schema().equals(schema)) {
+            qualified.put(key, table);
+          }
+        });
+    visibleByName.forEach(
+        (key, table) -> {
+          if (table.schema().equals(schema)) {
+            visible.put(key, table);
+          }
+        });
+    return new FencedTables(qualified, visible, standardStrings);
+  }
+
   /** Whether there is no fenced table at all. */
   public boolean isEmpty() {
     return byQualifiedName.isEmpty();
