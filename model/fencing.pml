@@ -11,6 +11,7 @@
  *   REG_GE        broken: registration accepts token >= stored instead of >
  *   MARKER_EARLY  broken: the verify statement sets the transaction marker before its row lock
  *                 is granted (set_config in the select list of a SELECT ... FOR SHARE)
+ *   BATCH_NOMARK  broken: batch rows inside a transaction write without checking the marker
  *   CLIENT_FLAG   broken: batches run the row guard only once a Java-side flag says the
  *                 transaction was verified; COMMIT sent as SQL text leaves the flag set
  *                 (needs STMTS >= 3)
@@ -300,18 +301,27 @@ work:
      :: !aborted && st < (autocommit -> 1 : STMTS) ->
         st++;
         if
-        :: /* fused guarded write: row guard AND (marker OR EXISTS(fence ... FOR SHARE)) */
+        :: /* fused guarded write: row guard AND EXISTS(fence ... FOR SHARE) */
            atomic {
-             printf("holder %d: guarded write, token %d lease %d, marker %d\n", me, tok, lease, mGuard);
+             printf("holder %d: guarded write, token %d lease %d\n", me, tok, lease);
              snapshot()
            };
-           if
-           :: mGuard -> fenceOk = true
-           :: else -> fenceCheck(false)
-           fi;
+           fenceCheck(false);
            if
            :: fenceOk && !aborted -> rowWrite()
            :: else   /* zero rows: StaleTokenException, the transaction goes on */
+           fi
+        :: /* batch row: row guard AND the batch's marker, set by its verify in this transaction */
+#ifdef BATCH_NOMARK
+           !autocommit ->
+#else
+           mGuard ->
+#endif
+           atomic { printf("holder %d: batch row, token %d lease %d\n", me, tok, lease); snapshot() };
+           fenceOk = true;
+           if
+           :: !aborted -> rowWrite()
+           :: else
            fi
         :: /* verify (batch prelude): lock the fence row, then set the marker */
 #ifdef CLIENT_FLAG

@@ -162,14 +162,14 @@ class TransactionShapesTest {
     fx.insertAccount(104, "none", 0);
     Lease holder = registeredHolder();
     FenceSql.Bound guards = new FenceSql(fx.fenceSchema).bind(holder);
-    String batched = guards.update(fx.table("accounts"), "owner = ?", "id = ?").batched();
+    String marker = FenceSql.newBatchMarker();
+    String batched = guards.update(fx.table("accounts"), "owner = ?", "id = ?").batched(marker);
     try (Connection raw = DriverManager.getConnection(FencingFixture.URL)) {
       raw.setAutoCommit(false);
       assertThat(ownerRow(raw, batched, "unmarked")).as("no marker: nothing written").isZero();
-      try (Statement s = raw.createStatement();
-          ResultSet verified = s.executeQuery(guards.verify())) {
-        assertThat(verified.next()).isTrue();
-      }
+      verify(raw, guards, FenceSql.newBatchMarker());
+      assertThat(ownerRow(raw, batched, "other batch's marker")).as("not this batch's").isZero();
+      verify(raw, guards, marker);
       assertThat(ownerRow(raw, batched, "marked")).isEqualTo(1);
       raw.commit();
       assertThat(ownerRow(raw, batched, "next transaction")).as("marker gone").isZero();
@@ -178,10 +178,49 @@ class TransactionShapesTest {
     assertThat(fx.ownerOf(104)).isEqualTo("marked");
   }
 
+  @Test
+  void aBatchMarkerLeftAtSessionLevelDoesNotLetRowsWriteInALaterTransaction() throws Exception {
+    fx.insertAccount(105, "none", 0);
+    Lease holder = registeredHolder();
+    FenceSql.Bound guards = new FenceSql(fx.fenceSchema).bind(holder);
+    String marker = FenceSql.newBatchMarker();
+    String batched = guards.update(fx.table("accounts"), "owner = ?", "id = ?").batched(marker);
+    try (Connection raw = DriverManager.getConnection(FencingFixture.URL)) {
+      raw.setAutoCommit(false);
+      verify(raw, guards, marker);
+      assertThat(setOwner(raw, batched, 105, "verified")).isEqualTo(1);
+      raw.commit();
+      try (Statement s = raw.createStatement()) {
+        s.execute("SET fencing.guard_verified = 'forged-by-hand'");
+      }
+      raw.commit();
+      assertThat(setOwner(raw, batched, 105, "after a session-level value"))
+          .as("a session-level value is not this batch's marker")
+          .isZero();
+      raw.rollback();
+    }
+    assertThat(fx.ownerOf(105)).isEqualTo("verified");
+  }
+
+  private static void verify(Connection c, FenceSql.Bound guards, String marker)
+      throws SQLException {
+    try (PreparedStatement verify = c.prepareStatement(guards.verify())) {
+      verify.setString(1, marker);
+      try (ResultSet verified = verify.executeQuery()) {
+        assertThat(verified.next()).isTrue();
+        assertThat(verified.getString(1)).isEqualTo(marker);
+      }
+    }
+  }
+
   private static int ownerRow(Connection c, String sql, String owner) throws SQLException {
+    return setOwner(c, sql, 104, owner);
+  }
+
+  private static int setOwner(Connection c, String sql, long id, String owner) throws SQLException {
     try (PreparedStatement update = c.prepareStatement(sql)) {
       update.setString(1, owner);
-      update.setLong(2, 104);
+      update.setLong(2, id);
       return update.executeUpdate();
     }
   }

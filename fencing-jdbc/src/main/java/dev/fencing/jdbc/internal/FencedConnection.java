@@ -21,11 +21,12 @@ import java.util.function.BooleanSupplier;
  * transaction of its own so that its settings are transaction-local too.
  *
  * <p>No write's safety depends on that view. Every guarded statement carries a check the database
- * enforces: the fence predicate, or, for the rows of a batch inside a transaction, the marker that
- * {@link FenceSql.Bound#verify()} set in the same transaction right before the batch, after locking
- * the fence row. The view only saves the trigger settings' round trip; when it is wrong (the
- * transaction was ended or rewound behind the wrapper's back), a strict trigger refuses the write.
- * With pgjdbc, the view also follows the server's own report of whether a transaction is open.
+ * enforces: the fence predicate, or, for the rows of a batch inside a transaction, the batch's own
+ * marker that {@link FenceSql.Bound#verify()} set in the same transaction right before the batch,
+ * after locking the fence row. The view only saves the trigger settings' round trip; when it is
+ * wrong (the transaction was ended or rewound behind the wrapper's back), a strict trigger refuses
+ * the write. With pgjdbc, the view also follows the server's own report of whether a transaction is
+ * open.
  */
 public final class FencedConnection extends ForwardingConnection {
 
@@ -168,15 +169,17 @@ public final class FencedConnection extends ForwardingConnection {
   }
 
   /**
-   * Right before a batch inside a transaction, in that transaction: locks the fence row and marks
-   * the transaction verified, so that the batch's rows (which check the marker only) may write.
-   * Refuses the batch if the fence does not name this lease.
+   * Right before a batch inside a transaction, in that transaction: locks the fence row and sets
+   * the batch's marker, so that the batch's rows (which check that marker only) may write. Refuses
+   * the batch if the fence does not name this lease.
    */
-  void verifyBatch() throws SQLException {
+  void verifyBatch(String marker) throws SQLException {
     boolean verified;
-    try (PreparedStatement verify = delegate.prepareStatement(guards.verify());
-        ResultSet row = verify.executeQuery()) {
-      verified = row.next();
+    try (PreparedStatement verify = delegate.prepareStatement(guards.verify())) {
+      verify.setString(1, marker);
+      try (ResultSet row = verify.executeQuery()) {
+        verified = row.next();
+      }
     }
     if (!verified) {
       classifyNoRows();
@@ -386,7 +389,7 @@ public final class FencedConnection extends ForwardingConnection {
     if (routed.equals(sql)) {
       return prepared(statement, mayControlTransaction);
     }
-    return new GuardedPreparedStatement(this, statement, new FenceSql.Guarded(routed, routed));
+    return new GuardedPreparedStatement(this, statement, FenceSql.Guarded.checkedPerRow(routed));
   }
 
   @FunctionalInterface

@@ -8,10 +8,11 @@ import java.util.Map;
 /**
  * A guarded statement. Executed alone, or batched in auto-commit mode, it runs the form that
  * carries the row guard and the fence predicate. Batched inside a transaction, its rows go to the
- * form that carries the row guard and the transaction's verified marker; right before every such
- * batch, in the same transaction, the connection locks the fence row and sets the marker (or
- * refuses the batch), so no row can write without the database having checked the fence in this
- * transaction. A write that affected no row is classified with one read of the fence.
+ * form that carries the row guard and a check of this statement's own marker (random, never shown
+ * to anything but this connection); right before every such batch, in the same transaction, the
+ * connection locks the fence row and sets that marker transaction-locally (or refuses the batch),
+ * so no row can write without the database having checked the fence in this transaction. A write
+ * that affected no row is classified with one read of the fence.
  *
  * <p>Parameters set before the first {@code addBatch} inside a transaction are remembered and
  * replayed onto the batched form; from then on they go straight to it.
@@ -21,6 +22,7 @@ final class GuardedPreparedStatement extends BindingPreparedStatement {
   private final FenceSql.Guarded sql;
   private Map<Integer, Binding> bindings;
   private PreparedStatement batch;
+  private String batchMarker;
 
   GuardedPreparedStatement(
       FencedConnection connection, PreparedStatement delegate, FenceSql.Guarded sql) {
@@ -44,7 +46,8 @@ final class GuardedPreparedStatement extends BindingPreparedStatement {
         delegate.addBatch();
         return;
       }
-      batch = connection.prepareUnrouted(sql.batched());
+      batchMarker = FenceSql.newBatchMarker();
+      batch = connection.prepareUnrouted(sql.batched(batchMarker));
       if (bindings != null) {
         for (Binding binding : bindings.values()) {
           binding.apply(batch);
@@ -63,7 +66,7 @@ final class GuardedPreparedStatement extends BindingPreparedStatement {
     requireTransaction();
     return execution(
         () -> {
-          connection.verifyBatch();
+          connection.verifyBatch(batchMarker);
           return batch.executeBatch();
         });
   }
@@ -76,7 +79,7 @@ final class GuardedPreparedStatement extends BindingPreparedStatement {
     requireTransaction();
     return execution(
         () -> {
-          connection.verifyBatch();
+          connection.verifyBatch(batchMarker);
           return batch.executeLargeBatch();
         });
   }

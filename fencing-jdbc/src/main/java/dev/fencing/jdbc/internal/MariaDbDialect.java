@@ -274,7 +274,7 @@ public final class MariaDbDialect implements FenceDialect {
               + leaseId
               + "' LOCK IN SHARE MODE";
       this.fenceHeld = "EXISTS (SELECT 1 FROM " + fenceTable + " f WHERE" + names + ")";
-      this.verify = "SELECT 1 FROM " + fenceTable + " f WHERE" + names;
+      this.verify = "SELECT ? FROM " + fenceTable + " f WHERE" + names;
       this.idleTimeout = Math.max(1, lease.leaseTime().toMillis()) + "ms";
     }
 
@@ -431,7 +431,7 @@ public final class MariaDbDialect implements FenceDialect {
 
     /** Batched rows carry the full predicate too: there is no transaction-local marker. */
     private FenceSql.Guarded both(String sql) {
-      return new FenceSql.Guarded(sql, sql);
+      return FenceSql.Guarded.checkedPerRow(sql);
     }
 
     private FenceSql.Guarded cached(List<Object> key, Supplier<FenceSql.Guarded> build) {

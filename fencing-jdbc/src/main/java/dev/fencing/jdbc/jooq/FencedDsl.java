@@ -109,7 +109,7 @@ public final class FencedDsl {
   /**
    * The fence predicate as a condition that appends its SQL as it is. {@code DSL.condition(String)}
    * would scan the ~450 characters for bind markers and placeholders on every render; this SQL has
-   * neither (the registration is in it as validated literals) and is already parenthesised.
+   * neither (the registration is in it as validated literals) and is one EXISTS predicate.
    */
   private static Condition fenceCondition(String sql) {
     return CustomCondition.of(ctx -> ctx.sql(sql));
