@@ -25,17 +25,20 @@ public final class RejectedWrites implements BillingJob.StaleWriteListener {
 
   /**
    * @param pool a plain (unfenced) pool on the database holding {@code schema}
+   * @param database which database that is
    * @param schema the billing schema
    * @param period the period being billed
    */
-  public RejectedWrites(DataSource pool, String schema, String period) {
+  public RejectedWrites(DataSource pool, BillingDatabase database, String schema, String period) {
     this.pool = Objects.requireNonNull(pool);
     this.period = Objects.requireNonNull(period);
     this.insertSql =
         "INSERT INTO "
-            + JdbcBillingDao.quote(schema)
-            + ".rejected_writes (period, run_id, customer_id, sqlstate, resource, attempted_token,"
-            + " current_token, rejected_by, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+            + database.quote(schema)
+            + ".rejected_writes (period, run_id, customer_id, "
+            + database.quote("sqlstate")
+            + ", resource, attempted_token, current_token, rejected_by, message)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
   }
 
   @Override
