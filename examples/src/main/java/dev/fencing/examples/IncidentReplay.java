@@ -210,7 +210,7 @@ public final class IncidentReplay {
    * first registration), anywhere in {@code e}'s causes; null if there is none.
    */
   private static SQLFeatureNotSupportedException refusal(Throwable e) {
-    for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof SQLFeatureNotSupportedException refused) {
         return refused;
       }
