@@ -41,12 +41,14 @@ public final class App {
         run     one billing run for one period
 
       options:
-        --jdbc-url URL       PostgreSQL JDBC URL (default: $FENCING_JDBC_URL, else an embedded
-                             PostgreSQL is started on a free port and stopped at exit)
+        --jdbc-url URL       PostgreSQL (jdbc:postgresql:...) or MariaDB (jdbc:mariadb:...) JDBC
+                             URL (default: $FENCING_JDBC_URL, else an embedded PostgreSQL is
+                             started on a free port and stopped at exit)
         --redis-url URL      Redis URL, redis://host:port (default: $FENCING_REDIS_URL, else an
                              embedded Redis: redis-server from PATH, or the bundled one)
-        --schema NAME        schema for the billing tables (default: fencing_demo); their
-                             fence is in NAME_fence; demo drops and recreates both
+        --schema NAME        schema for the billing tables (default: fencing_demo; on MariaDB
+                             a database); their fence is in NAME_fence; demo drops and
+                             recreates both
         --customers N        customers to create (default: 3000; run: only into an empty table)
         --dao jdbc|jooq      data access code the job uses (default: jdbc)
         --modes LIST         demo only: modes to replay, e.g. 1,2 (default: 1,2,3,4)
@@ -56,10 +58,14 @@ public final class App {
         --period YYYY-MM     run only: billing period (default: this month)
         --lock KIND          run only: none, naive (SET NX PX, DEL), lease (token +
                              heartbeat) or fenced (lease + fenced writes) (default: none)
+        --fence HOW          how fenced writes are fenced: trigger (the enforcement trigger,
+                             the DAO unchanged; PostgreSQL only, MariaDB refuses it) or
+                             guarded (guarded statements) (default: trigger on PostgreSQL,
+                             guarded on MariaDB)
         -h, --help           this text
 
       environment:
-        FENCING_JDBC_URL     PostgreSQL JDBC URL, as --jdbc-url
+        FENCING_JDBC_URL     PostgreSQL or MariaDB JDBC URL, as --jdbc-url
         FENCING_REDIS_URL    Redis URL, as --redis-url
 
       exit status: 0 ok, 1 server unreachable or run failed, 2 bad arguments,
@@ -110,8 +116,14 @@ public final class App {
     };
   }
 
-  private static BillingDao dao(Options o) {
-    return o.dao.equals("jooq") ? new JooqBillingDao(o.schema) : new JdbcBillingDao(o.schema);
+  private static BillingDao dao(Options o, BillingDatabase database) {
+    return o.dao.equals("jooq")
+        ? new JooqBillingDao(database, o.schema)
+        : new JdbcBillingDao(database, o.schema);
+  }
+
+  private static FenceWrites fenceWrites(Options o, BillingDatabase database) {
+    return o.fence == null ? FenceWrites.defaultFor(database) : FenceWrites.valueOf(o.fence);
   }
 
   private static int demo(Options o, PrintStream out) throws Exception {
@@ -129,15 +141,26 @@ public final class App {
       RedissonClient redisson = servers.newRedisson();
       try {
         BillingSchema schema = new BillingSchema(pool, o.schema);
+        BillingDatabase database = schema.database();
         schema.drop();
         IncidentReplay replay =
-            new IncidentReplay(pool, redisson, schema, dao(o), "fencing-demo:", settings, log);
+            new IncidentReplay(
+                pool,
+                redisson,
+                schema,
+                dao(o, database),
+                "fencing-demo:",
+                settings,
+                fenceWrites(o, database),
+                log);
         replay.prepare();
         log.accept(
             String.format(
                 Locale.ROOT,
-                "%d customers in schema %s; lock TTL %d ms (the incident: 30 s); %s DAO",
+                "%d customers in %s %s %s; lock TTL %d ms (the incident: 30 s); %s DAO",
                 o.customers,
+                database.label(),
+                database.hasEnforcementTrigger() ? "schema" : "database",
                 o.schema,
                 o.ttlMillis,
                 o.dao));
@@ -170,6 +193,7 @@ public final class App {
                 o.jdbcUrl, o.redisUrl, withRedis, EmbeddedRedisServer.Source.PATH_OR_BUNDLED, log);
         HikariDataSource pool = servers.newPool("fencing-run", 4)) {
       BillingSchema schema = new BillingSchema(pool, o.schema);
+      BillingDatabase database = schema.database();
       schema.migrate();
       if (BillingStats.query(pool, o.schema, o.period).activeCustomers() == 0) {
         schema.seedCustomers(o.customers);
@@ -180,10 +204,9 @@ public final class App {
         Duration ttl = Duration.ofMillis(o.ttlMillis);
         LeaseOptions leaseOptions = LeaseOptions.defaults().withKeyPrefix("fencing-run:");
         LeaseRequest leaseRequest = LeaseRequest.forLeaseTime(ttl);
-        FencedDataSource fenced =
-            FencedDataSource.wrap(
-                pool,
-                FenceOptions.defaults().withSchema(schema.fenceSchema()).withTriggerMode(true));
+        FenceWrites fenceWrites = fenceWrites(o, database);
+        FenceOptions fenceOptions = fenceWrites.options(schema.fenceSchema());
+        FencedDataSource fenced = FencedDataSource.wrap(pool, fenceOptions);
         LockStrategy lock =
             switch (o.lock) {
               case "naive" ->
@@ -196,10 +219,17 @@ public final class App {
                       redisson, leaseOptions, leaseRequest, LeaseLockStrategy.RESOURCE, fenced);
               default -> new NoLockStrategy();
             };
+        BillingDao dao =
+            o.lock.equals("fenced")
+                ? fenceWrites.dao(dao(o, database), fenceOptions)
+                : dao(o, database);
+        if (o.lock.equals("fenced")) {
+          log.accept("writes fenced by " + fenceWrites.description());
+        }
         RunResult result =
-            new BillingJob(fenced, dao(o), lock)
+            new BillingJob(fenced, dao, lock)
                 .calculator(InvoiceCalculator.withLatency(Math.max(0, o.pricingMicros)))
-                .staleWrites(new RejectedWrites(pool, o.schema, o.period))
+                .staleWrites(new RejectedWrites(pool, database, o.schema, o.period))
                 .log(log)
                 .run("run-" + UUID.randomUUID().toString().substring(0, 8), o.period);
         BillingStats stats = BillingStats.query(pool, o.schema, o.period);
@@ -236,7 +266,8 @@ public final class App {
             "--ttl-ms",
             "--pricing-us",
             "--period",
-            "--lock");
+            "--lock",
+            "--fence");
     String command;
     boolean help;
     String jdbcUrl;
@@ -249,6 +280,7 @@ public final class App {
     long pricingMicros = -1;
     String period = YearMonth.now().toString();
     String lock = "none";
+    String fence;
 
     static Options parse(String[] args, Map<String, String> env) {
       Options o = new Options();
@@ -292,7 +324,14 @@ public final class App {
       for (Map.Entry<String, String> e : values.entrySet()) {
         String v = e.getValue();
         switch (e.getKey()) {
-          case "--jdbc-url" -> o.jdbcUrl = requireStart(e.getKey(), v, "jdbc:postgresql:");
+          case "--jdbc-url" -> {
+            try {
+              BillingDatabase.ofUrl(v);
+            } catch (IllegalArgumentException bad) {
+              throw new IllegalArgumentException("--jdbc-url: " + bad.getMessage());
+            }
+            o.jdbcUrl = v;
+          }
           case "--redis-url" -> o.redisUrl = requireStart(e.getKey(), v, "redis");
           case "--schema" -> {
             if (!v.matches("[a-z_][a-z0-9_]*") || v.length() > BillingSchema.MAX_SCHEMA_LENGTH) {
@@ -315,6 +354,8 @@ public final class App {
             o.period = v;
           }
           case "--lock" -> o.lock = oneOf(e.getKey(), v, "none", "naive", "lease", "fenced");
+          case "--fence" ->
+              o.fence = oneOf(e.getKey(), v, "trigger", "guarded").toUpperCase(Locale.ROOT);
           default -> throw new IllegalArgumentException("unknown option: " + e.getKey());
         }
         if (o.command.equals("run") && e.getKey().equals("--modes")) {

@@ -1,5 +1,6 @@
 package dev.fencing.examples;
 
+import dev.fencing.jdbc.FenceOptions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -37,4 +38,15 @@ public interface BillingDao {
   Outcome billCustomer(
       Connection c, Customer customer, String period, String runId, InvoiceCalculator calculator)
       throws SQLException;
+
+  /**
+   * The same data access, with its two inserts written through fencing-jdbc's guarded statements
+   * ({@code GuardedStatements}, jOOQ {@code FencedDsl}): the database checks the fence in the
+   * statement itself, no trigger needed. For fenced writes where the enforcement trigger is not
+   * used (MariaDB refuses it). Its {@link #billCustomer} needs a connection from a {@code
+   * FencedDataSource} inside a {@code Fencing} scope; the reads are the same as this DAO's.
+   *
+   * @param fence where the fence lives (the {@code FencedDataSource}'s options)
+   */
+  BillingDao guarded(FenceOptions fence);
 }

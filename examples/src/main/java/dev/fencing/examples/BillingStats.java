@@ -8,15 +8,16 @@ import javax.sql.DataSource;
 
 /**
  * What the database says about one billing period, read after the runs: the replay's numbers come
- * from here, never from counters inside the job.
+ * from here, never from counters inside the job. The query is SQL that PostgreSQL and MariaDB both
+ * accept.
  *
  * @param activeCustomers active customers
  * @param charges charge rows for the period
  * @param customersCharged distinct customers with at least one charge for the period
  * @param customersChargedTwice customers with more than one charge for the period
  * @param activeNotCharged active customers without a charge for the period
- * @param staleWritesRejected rows in {@code rejected_writes} for the period that PostgreSQL refused
- *     ({@code rejected_by = 'database'}), see {@link RejectedWrites}
+ * @param staleWritesRejected rows in {@code rejected_writes} for the period that the database
+ *     refused ({@code rejected_by = 'database'}), see {@link RejectedWrites}
  */
 public record BillingStats(
     long activeCustomers,
@@ -29,7 +30,12 @@ public record BillingStats(
   /** Queries the billing tables in {@code schema}. */
   public static BillingStats query(DataSource dataSource, String schema, String period)
       throws SQLException {
-    String s = JdbcBillingDao.quote(schema);
+    try (Connection c = dataSource.getConnection()) {
+      return query(c, BillingDatabase.of(c).quote(schema), period);
+    }
+  }
+
+  private static BillingStats query(Connection c, String s, String period) throws SQLException {
     String sql =
         "WITH per_customer AS ("
             + " SELECT customer_id, count(*) AS n FROM "
@@ -48,8 +54,7 @@ public record BillingStats(
             + " (SELECT count(*) FROM "
             + s
             + ".rejected_writes WHERE period = ? AND rejected_by = 'database')";
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(sql)) {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setString(1, period);
       ps.setString(2, period);
       try (ResultSet rs = ps.executeQuery()) {

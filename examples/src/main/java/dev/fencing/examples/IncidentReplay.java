@@ -5,6 +5,7 @@ import dev.fencing.core.LeaseRequest;
 import dev.fencing.jdbc.FenceOptions;
 import dev.fencing.jdbc.FencedDataSource;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,9 +70,20 @@ public final class IncidentReplay {
    *     twice, stale writes rejected by the database
    * @param locksDeletedByNonOwner releases that removed another run's lock (as each release saw it)
    * @param runs what each run reported
+   * @param skipped why the mode did not run (the library refused its setup), or null
    */
   public record Row(
-      ReplayMode mode, BillingStats stats, long locksDeletedByNonOwner, List<RunResult> runs) {}
+      ReplayMode mode,
+      BillingStats stats,
+      long locksDeletedByNonOwner,
+      List<RunResult> runs,
+      String skipped) {
+
+    /** Whether the mode did not run ({@link #skipped} says why). */
+    public boolean wasSkipped() {
+      return skipped != null;
+    }
+  }
 
   private final DataSource pool;
   private final RedissonClient redisson;
@@ -81,15 +93,12 @@ public final class IncidentReplay {
   private final Settings settings;
   private final Consumer<String> log;
   private final FencedDataSource fenced;
+  private final FenceWrites fenceWrites;
+  private final BillingDao fencedDao;
 
   /**
-   * @param pool connection pool on the database holding {@code schema}
-   * @param redisson client for the locks
-   * @param schema the billing tables
-   * @param dao the data access code the job uses
-   * @param keyPrefix prefix of every Redis key the replay touches
-   * @param settings sizes and times
-   * @param log progress lines
+   * As {@link #IncidentReplay(DataSource, RedissonClient, BillingSchema, BillingDao, String,
+   * Settings, FenceWrites, Consumer)} with the database's default {@link FenceWrites}.
    */
   public IncidentReplay(
       DataSource pool,
@@ -99,6 +108,36 @@ public final class IncidentReplay {
       String keyPrefix,
       Settings settings,
       Consumer<String> log) {
+    this(
+        pool,
+        redisson,
+        schema,
+        dao,
+        keyPrefix,
+        settings,
+        FenceWrites.defaultFor(schema.database()),
+        log);
+  }
+
+  /**
+   * @param pool connection pool on the database holding {@code schema}
+   * @param redisson client for the locks
+   * @param schema the billing tables
+   * @param dao the data access code the job uses
+   * @param keyPrefix prefix of every Redis key the replay touches
+   * @param settings sizes and times
+   * @param fenceWrites how mode 4 fences the job's writes
+   * @param log progress lines
+   */
+  public IncidentReplay(
+      DataSource pool,
+      RedissonClient redisson,
+      BillingSchema schema,
+      BillingDao dao,
+      String keyPrefix,
+      Settings settings,
+      FenceWrites fenceWrites,
+      Consumer<String> log) {
     this.pool = Objects.requireNonNull(pool);
     this.redisson = redisson;
     this.schema = Objects.requireNonNull(schema);
@@ -106,9 +145,10 @@ public final class IncidentReplay {
     this.keyPrefix = Objects.requireNonNull(keyPrefix);
     this.settings = Objects.requireNonNull(settings);
     this.log = Objects.requireNonNull(log);
-    this.fenced =
-        FencedDataSource.wrap(
-            pool, FenceOptions.defaults().withSchema(schema.fenceSchema()).withTriggerMode(true));
+    this.fenceWrites = Objects.requireNonNull(fenceWrites);
+    FenceOptions options = fenceWrites.options(schema.fenceSchema());
+    this.fenced = FencedDataSource.wrap(pool, options);
+    this.fencedDao = fenceWrites.dao(dao, options);
   }
 
   /** Creates the tables in the schema (which should be empty or absent) and the customers. */
@@ -129,19 +169,53 @@ public final class IncidentReplay {
       redisson.getKeys().deleteByPattern(keyPrefix + "*");
     }
     log.accept("--- mode " + mode.number() + ": " + mode.label() + " ---");
-    List<RunResult> runs =
-        switch (mode) {
-          case NO_LOCK -> rollingDeploy();
-          case NAIVE_LOCK -> lockOutlivedByJob(naiveLock());
-          case TOKEN_HEARTBEAT -> pauseAfterLastCheck(lease(false));
-          case FENCED -> pauseAfterLastCheck(lease(true));
-        };
+    if (mode == ReplayMode.FENCED) {
+      log.accept("writes fenced by " + fenceWrites.description());
+    }
+    List<RunResult> runs;
+    try {
+      runs =
+          switch (mode) {
+            case NO_LOCK -> rollingDeploy();
+            case NAIVE_LOCK -> lockOutlivedByJob(naiveLock());
+            case TOKEN_HEARTBEAT -> pauseAfterLastCheck(lease(false));
+            case FENCED -> pauseAfterLastCheck(lease(true));
+          };
+    } catch (Exception e) {
+      SQLFeatureNotSupportedException refused = refusal(e);
+      if (refused == null) {
+        throw e;
+      }
+      String why =
+          schema.database().label()
+              + " refuses --fence "
+              + fenceWrites.option()
+              + " (use --fence "
+              + FenceWrites.GUARDED.option()
+              + ")";
+      log.accept("mode " + mode.number() + " skipped: " + why + ": " + refused.getMessage());
+      return new Row(
+          mode, BillingStats.query(pool, schema.schema(), settings.period()), 0, List.of(), why);
+    }
     BillingStats stats = BillingStats.query(pool, schema.schema(), settings.period());
     long deletedOthers =
         runs.stream()
             .filter(r -> r.release() == LockStrategy.Release.DELETED_ANOTHER_RUNS_LOCK)
             .count();
-    return new Row(mode, stats, deletedOthers, runs);
+    return new Row(mode, stats, deletedOthers, runs, null);
+  }
+
+  /**
+   * The library's refusal of an option the database does not offer (trigger mode on MariaDB, at the
+   * first registration), anywhere in {@code e}'s causes; null if there is none.
+   */
+  private static SQLFeatureNotSupportedException refusal(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof SQLFeatureNotSupportedException refused) {
+        return refused;
+      }
+    }
+    return null;
   }
 
   private LeaseLockStrategy lease(boolean fencing) {
@@ -164,11 +238,13 @@ public final class IncidentReplay {
   }
 
   private BillingJob job(LockStrategy strategy, StallPoint stall) {
-    return new BillingJob(fenced, dao, strategy)
+    boolean fencedLease = strategy instanceof LeaseLockStrategy lease && lease.isFenced();
+    return new BillingJob(fenced, fencedLease ? fencedDao : dao, strategy)
         .batchSize(settings.batchSize())
         .calculator(pricing())
         .stallPoint(stall)
-        .staleWrites(new RejectedWrites(pool, schema.schema(), settings.period()))
+        .staleWrites(
+            new RejectedWrites(pool, schema.database(), schema.schema(), settings.period()))
         .log(log);
   }
 
@@ -435,6 +511,13 @@ public final class IncidentReplay {
 
   /** One row of the table. */
   public static String format(Row row) {
+    if (row.wasSkipped()) {
+      return String.format(
+          Locale.ROOT,
+          "%-33s skipped: %s",
+          row.mode().number() + " " + row.mode().label(),
+          row.skipped());
+    }
     return String.format(
         Locale.ROOT,
         "%-33s %9d %8d %14d %22d %27d",

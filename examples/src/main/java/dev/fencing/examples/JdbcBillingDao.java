@@ -1,5 +1,7 @@
 package dev.fencing.examples;
 
+import dev.fencing.jdbc.FenceOptions;
+import dev.fencing.jdbc.GuardedStatements;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -7,20 +9,36 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 
-/** {@link BillingDao} in plain JDBC. */
+/**
+ * {@link BillingDao} in plain JDBC, in SQL that PostgreSQL and MariaDB both accept ({@code INSERT
+ * ... RETURNING} is MariaDB 10.5+). {@link #guarded} writes the same rows through {@link
+ * GuardedStatements}.
+ */
 public final class JdbcBillingDao implements BillingDao {
 
+  private final BillingDatabase database;
+  private final String schema;
+  private final boolean guarded;
   private final String countSql;
   private final String loadSql;
   private final String existsSql;
   private final String insertInvoiceSql;
+  private final String invoiceIdSql;
   private final String insertChargeSql;
 
   /**
+   * @param database the database the schema is on
    * @param schema the schema holding the billing tables
    */
-  public JdbcBillingDao(String schema) {
-    String s = quote(schema);
+  public JdbcBillingDao(BillingDatabase database, String schema) {
+    this(database, schema, false);
+  }
+
+  private JdbcBillingDao(BillingDatabase database, String schema, boolean guarded) {
+    this.database = database;
+    this.schema = schema;
+    this.guarded = guarded;
+    String s = database.quote(schema);
     String notInvoiced =
         " FROM "
             + s
@@ -38,11 +56,20 @@ public final class JdbcBillingDao implements BillingDao {
             + s
             + ".invoices (customer_id, period, amount_cents, run_id) VALUES (?, ?, ?, ?)"
             + " RETURNING id";
+    invoiceIdSql =
+        "SELECT max(id) FROM "
+            + s
+            + ".invoices WHERE customer_id = ? AND period = ? AND run_id = ?";
     insertChargeSql =
         "INSERT INTO "
             + s
             + ".charges (invoice_id, customer_id, period, amount_cents, run_id)"
             + " VALUES (?, ?, ?, ?, ?)";
+  }
+
+  @Override
+  public BillingDao guarded(FenceOptions fence) {
+    return new JdbcBillingDao(database, schema, true);
   }
 
   @Override
@@ -107,18 +134,21 @@ public final class JdbcBillingDao implements BillingDao {
       }
     }
     long amount = calculator.amountCents(customer, period);
-    long invoiceId;
-    try (PreparedStatement invoice = c.prepareStatement(insertInvoiceSql)) {
-      invoice.setLong(1, customer.id());
-      invoice.setString(2, period);
-      invoice.setLong(3, amount);
-      invoice.setString(4, runId);
-      try (ResultSet rs = invoice.executeQuery()) {
-        rs.next();
-        invoiceId = rs.getLong(1);
-      }
-    }
-    try (PreparedStatement charge = c.prepareStatement(insertChargeSql)) {
+    long invoiceId =
+        guarded
+            ? insertGuardedInvoice(c, customer, period, amount, runId)
+            : insertInvoice(c, customer, period, amount, runId);
+    try (PreparedStatement charge =
+        guarded
+            ? GuardedStatements.insert(
+                c,
+                schema + ".charges",
+                "invoice_id",
+                "customer_id",
+                "period",
+                "amount_cents",
+                "run_id")
+            : c.prepareStatement(insertChargeSql)) {
       charge.setLong(1, invoiceId);
       charge.setLong(2, customer.id());
       charge.setString(3, period);
@@ -129,7 +159,48 @@ public final class JdbcBillingDao implements BillingDao {
     return Outcome.CHARGED;
   }
 
-  static String quote(String identifier) {
-    return '"' + identifier.replace("\"", "\"\"") + '"';
+  private long insertInvoice(
+      Connection c, Customer customer, String period, long amount, String runId)
+      throws SQLException {
+    try (PreparedStatement invoice = c.prepareStatement(insertInvoiceSql)) {
+      bindInvoice(invoice, customer, period, amount, runId);
+      try (ResultSet rs = invoice.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  /**
+   * The guarded insert reports a count, not the generated id: the id is read back in the same
+   * transaction (this run's invoice for the customer and period).
+   */
+  private long insertGuardedInvoice(
+      Connection c, Customer customer, String period, long amount, String runId)
+      throws SQLException {
+    try (PreparedStatement invoice =
+        GuardedStatements.insert(
+            c, schema + ".invoices", "customer_id", "period", "amount_cents", "run_id")) {
+      bindInvoice(invoice, customer, period, amount, runId);
+      invoice.executeUpdate();
+    }
+    try (PreparedStatement id = c.prepareStatement(invoiceIdSql)) {
+      id.setLong(1, customer.id());
+      id.setString(2, period);
+      id.setString(3, runId);
+      try (ResultSet rs = id.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  private static void bindInvoice(
+      PreparedStatement invoice, Customer customer, String period, long amount, String runId)
+      throws SQLException {
+    invoice.setLong(1, customer.id());
+    invoice.setString(2, period);
+    invoice.setLong(3, amount);
+    invoice.setString(4, runId);
   }
 }

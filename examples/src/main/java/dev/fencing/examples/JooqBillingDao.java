@@ -2,25 +2,30 @@ package dev.fencing.examples;
 
 import static org.jooq.impl.DSL.count;
 import static org.jooq.impl.DSL.field;
+import static org.jooq.impl.DSL.max;
 import static org.jooq.impl.DSL.name;
 import static org.jooq.impl.DSL.notExists;
 import static org.jooq.impl.DSL.selectOne;
 import static org.jooq.impl.DSL.table;
 
+import dev.fencing.jdbc.FenceOptions;
+import dev.fencing.jdbc.jooq.FencedDsl;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
-import org.jooq.SQLDialect;
 import org.jooq.Table;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 
 /**
  * {@link BillingDao} in jOOQ, without code generation: tables and fields are named with {@code
- * DSL.table(name(...))} and {@code DSL.field(name(...), type)}.
+ * DSL.table(name(...))} and {@code DSL.field(name(...), type)}; jOOQ renders them in the {@link
+ * BillingDatabase}'s dialect. {@link #guarded} writes the same rows through {@link FencedDsl}.
  */
 public final class JooqBillingDao implements BillingDao {
 
@@ -39,23 +44,39 @@ public final class JooqBillingDao implements BillingDao {
   private static final Field<Long> AMOUNT = field(name("amount_cents"), Long.class);
   private static final Field<String> RUN_ID = field(name("run_id"), String.class);
 
+  private final BillingDatabase database;
+  private final String schema;
+  private final FencedDsl fenced;
   private final Table<?> customersC;
   private final Table<?> invoicesI;
   private final Table<?> invoices;
   private final Table<?> charges;
 
   /**
+   * @param database the database the schema is on
    * @param schema the schema holding the billing tables
    */
-  public JooqBillingDao(String schema) {
+  public JooqBillingDao(BillingDatabase database, String schema) {
+    this(database, schema, null);
+  }
+
+  private JooqBillingDao(BillingDatabase database, String schema, FencedDsl fenced) {
+    this.database = database;
+    this.schema = schema;
+    this.fenced = fenced;
     customersC = table(name(schema, "customers")).as("c");
     invoicesI = table(name(schema, "invoices")).as("i");
     invoices = table(name(schema, "invoices"));
     charges = table(name(schema, "charges"));
   }
 
-  private static DSLContext ctx(Connection c) {
-    return DSL.using(c, SQLDialect.POSTGRES);
+  @Override
+  public BillingDao guarded(FenceOptions fence) {
+    return new JooqBillingDao(database, schema, new FencedDsl(fence));
+  }
+
+  private DSLContext ctx(Connection c) {
+    return DSL.using(c, database.jooqDialect());
   }
 
   private Condition activeNotInvoiced(String period) {
@@ -117,6 +138,10 @@ public final class JooqBillingDao implements BillingDao {
                   return Outcome.ALREADY_INVOICED;
                 }
                 long amount = calculator.amountCents(customer, period);
+                if (fenced != null) {
+                  insertGuarded(tx, customer, period, amount, runId);
+                  return Outcome.CHARGED;
+                }
                 Long invoiceId =
                     tx.insertInto(invoices)
                         .columns(CUSTOMER_ID, PERIOD, AMOUNT, RUN_ID)
@@ -132,6 +157,30 @@ public final class JooqBillingDao implements BillingDao {
     } catch (DataAccessException e) {
       throw unwrap(e);
     }
+  }
+
+  /**
+   * The two inserts through {@link FencedDsl}. A guarded insert reports a count, not the generated
+   * id: the invoice's id is read back in the same transaction.
+   */
+  private void insertGuarded(
+      DSLContext tx, Customer customer, String period, long amount, String runId) {
+    Map<Field<?>, Object> invoice = new LinkedHashMap<>();
+    invoice.put(CUSTOMER_ID, customer.id());
+    invoice.put(PERIOD, period);
+    invoice.put(AMOUNT, amount);
+    invoice.put(RUN_ID, runId);
+    fenced.insert(tx, invoices, invoice);
+    Long invoiceId =
+        tx.select(max(ID))
+            .from(invoices)
+            .where(CUSTOMER_ID.eq(customer.id()))
+            .and(PERIOD.eq(period))
+            .and(RUN_ID.eq(runId))
+            .fetchOne(0, Long.class);
+    Map<Field<?>, Object> charge = new LinkedHashMap<>(invoice);
+    charge.put(INVOICE_ID, invoiceId);
+    fenced.insert(tx, charges, charge);
   }
 
   /**

@@ -28,9 +28,10 @@ import org.redisson.api.RedissonClient;
  *       knows about the lease.
  *   <li>{@link #fenced}: the same lease from a {@link FencedLeaseManager} (registered in the fence
  *       right after acquiring), every write transaction inside {@code Fencing.call(lease, ...)} on
- *       a connection from a {@link FencedDataSource}. The DAOs are unchanged: the enforcement
- *       trigger on {@code invoices} and {@code charges} checks the connection's lease against the
- *       fence.
+ *       a connection from a {@link FencedDataSource}. With {@link FenceWrites#TRIGGER} the DAOs are
+ *       unchanged: the enforcement trigger on {@code invoices} and {@code charges} checks the
+ *       connection's lease against the fence; with {@link FenceWrites#GUARDED} (MariaDB) the DAO
+ *       writes guarded statements, which carry the check themselves.
  * </ul>
  *
  * <p>Each run gets its own {@link RedisLeaseManager}, so its own heartbeat thread, as a worker

@@ -12,9 +12,10 @@ import javax.sql.DataSource;
  * The replay's record of stale writes, in the {@code rejected_writes} table of the billing schema:
  * one row per write transaction that failed with SQLSTATE {@code ZF001}, written in a transaction
  * of its own on the plain pool. {@code rejected_by} says who refused it: {@code database} when the
- * error came from PostgreSQL (the fence check of the enforcement trigger or of a guarded
- * statement), {@code client} when fencing-jdbc refused it locally because the lease was already
- * known lost (nothing was sent).
+ * database refused the statement it ran (the enforcement trigger's error on PostgreSQL, or a
+ * guarded statement whose fence check let nothing through, which fencing-jdbc reports as {@link
+ * StaleTokenException}), {@code client} for any other {@code ZF001} (a lease fencing-jdbc already
+ * knows lost is refused before sending, as {@code LeaseLostException}, so the replay has none).
  */
 public final class RejectedWrites implements BillingJob.StaleWriteListener {
 
@@ -24,17 +25,20 @@ public final class RejectedWrites implements BillingJob.StaleWriteListener {
 
   /**
    * @param pool a plain (unfenced) pool on the database holding {@code schema}
+   * @param database which database that is
    * @param schema the billing schema
    * @param period the period being billed
    */
-  public RejectedWrites(DataSource pool, String schema, String period) {
+  public RejectedWrites(DataSource pool, BillingDatabase database, String schema, String period) {
     this.pool = Objects.requireNonNull(pool);
     this.period = Objects.requireNonNull(period);
     this.insertSql =
         "INSERT INTO "
-            + JdbcBillingDao.quote(schema)
-            + ".rejected_writes (period, run_id, customer_id, sqlstate, resource, attempted_token,"
-            + " current_token, rejected_by, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+            + database.quote(schema)
+            + ".rejected_writes (period, run_id, customer_id, "
+            + database.quote("sqlstate")
+            + ", resource, attempted_token, current_token, rejected_by, message)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
   }
 
   @Override
@@ -56,10 +60,14 @@ public final class RejectedWrites implements BillingJob.StaleWriteListener {
   }
 
   /**
-   * True if PostgreSQL raised the error: somewhere in the chain is a {@code ZF001} that the driver
-   * created, not one fencing-jdbc created locally.
+   * True if the database refused the write: a {@link StaleTokenException} (fencing-jdbc reports
+   * only the database's verdict that way: the server's {@code ZF001}, or a guarded statement that
+   * the database ran and whose fence check matched nothing), or a {@code ZF001} the driver created.
    */
   static boolean fromDatabase(SQLException e) {
+    if (e instanceof StaleTokenException) {
+      return true;
+    }
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof SQLException sql
           && !(t instanceof StaleTokenException)

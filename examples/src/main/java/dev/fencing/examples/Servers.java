@@ -16,8 +16,8 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * The PostgreSQL and Redis servers the example talks to: the ones named by URL, or embedded ones
- * started on free ports when no URL is given. Closing stops what was started.
+ * The database (PostgreSQL or MariaDB) and Redis servers the example talks to: the ones named by
+ * URL, or embedded ones started on free ports when no URL is given. Closing stops what was started.
  */
 public final class Servers implements AutoCloseable {
 
@@ -63,7 +63,7 @@ public final class Servers implements AutoCloseable {
         jdbcUrl = pg.jdbcUrl();
         log.accept("embedded PostgreSQL on port " + pg.port());
       } else {
-        checkPostgres(jdbcUrl);
+        checkDatabase(jdbcUrl);
       }
       if (!withRedis) {
         redisUrl = null;
@@ -83,16 +83,26 @@ public final class Servers implements AutoCloseable {
     }
   }
 
-  /** Fails with a one-line message unless PostgreSQL accepts a connection at {@code url}. */
-  public static void checkPostgres(String url) throws ServerException {
-    Properties props = new Properties();
-    props.setProperty("connectTimeout", "5");
-    props.setProperty("loginTimeout", "5");
+  /**
+   * Fails with a one-line message unless the database (PostgreSQL or MariaDB, from the URL's
+   * prefix) accepts a connection at {@code url}.
+   */
+  public static void checkDatabase(String url) throws ServerException {
+    BillingDatabase database;
+    try {
+      database = BillingDatabase.ofUrl(url);
+    } catch (IllegalArgumentException e) {
+      throw new ServerException(
+          "not a PostgreSQL or MariaDB JDBC URL: " + ServerException.redact(url), e);
+    }
+    Properties props = database.quickConnect();
     try (Connection c = DriverManager.getConnection(url, props)) {
       c.isValid(5);
     } catch (SQLException e) {
       throw new ServerException(
-          "cannot reach PostgreSQL at "
+          "cannot reach "
+              + database.label()
+              + " at "
               + ServerException.redact(url)
               + ": "
               + ServerException.firstLine(e),
@@ -127,7 +137,7 @@ public final class Servers implements AutoCloseable {
     return redisUrl;
   }
 
-  /** A HikariCP pool on the PostgreSQL server. */
+  /** A HikariCP pool on the database server. */
   public HikariDataSource newPool(String poolName, int maxSize) {
     return pool(jdbcUrl, poolName, maxSize);
   }

@@ -48,6 +48,8 @@ class AppTest {
         "run --modes 1",
         "run --period 2026-1",
         "demo --jdbc-url mysql://x",
+        "demo --jdbc-url jdbc:mysql://127.0.0.1/test",
+        "demo --fence always",
         "demo --schema Bad-Name"
       })
   void badArgumentsPrintUsageOnStderrAndExit2(String line) {
@@ -194,6 +196,40 @@ class AppTest {
           .contains(IncidentReplay.header())
           .containsPattern("(?m)^1 no lock +270 +\\d+ +[1-9]\\d* +0 +0$")
           .containsPattern("(?m)^2 naive lock \\(SET NX PX, DEL\\) +270 +\\d+ +[1-9]\\d* +0 +[1-9]")
+          .containsPattern("(?m)^3 token \\+ heartbeat, no fencing +270 +\\d+ +[1-9]\\d* +0 +0$")
+          .containsPattern("(?m)^4 fenced +270 +270 +0 +[1-9]\\d* +0$");
+    } finally {
+      try (var pool = Servers.pool(TestServers.JDBC, "app-test", 1)) {
+        new BillingSchema(pool, schema).drop();
+      } catch (Exception e) {
+        // best effort
+      }
+    }
+  }
+
+  @Test
+  void demoWithGuardedStatementsOnPostgresRejectsTheStaleWriteToo() {
+    TestServers.requirePostgres();
+    TestServers.requireRedis();
+    String schema = "app_demo_guarded_test_" + TestServers.suffix();
+    try {
+      int status =
+          app(
+              Map.of("FENCING_JDBC_URL", TestServers.JDBC, "FENCING_REDIS_URL", TestServers.REDIS),
+              "demo",
+              "--schema",
+              schema,
+              "--customers",
+              "300",
+              "--ttl-ms",
+              "1000",
+              "--modes",
+              "3,4",
+              "--fence",
+              "guarded");
+      assertThat(status).as(err()).isEqualTo(App.OK);
+      assertThat(out())
+          .contains("writes fenced by guarded statements")
           .containsPattern("(?m)^3 token \\+ heartbeat, no fencing +270 +\\d+ +[1-9]\\d* +0 +0$")
           .containsPattern("(?m)^4 fenced +270 +270 +0 +[1-9]\\d* +0$");
     } finally {

@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -38,9 +37,10 @@ class BillingJobTest {
   }
 
   private static BillingDao dao(String kind) {
-    Function<String, BillingDao> f =
-        kind.equals("jooq") ? JooqBillingDao::new : JdbcBillingDao::new;
-    return f.apply(db.name());
+    BillingDatabase database = db.schema.database();
+    return kind.equals("jooq")
+        ? new JooqBillingDao(database, db.name())
+        : new JdbcBillingDao(database, db.name());
   }
 
   @ParameterizedTest

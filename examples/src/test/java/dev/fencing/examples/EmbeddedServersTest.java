@@ -31,7 +31,10 @@ class EmbeddedServersTest {
         BillingSchema schema = new BillingSchema(pool, "billing");
         schema.migrate();
         schema.seedCustomers(30);
-        new BillingJob(pool, new JdbcBillingDao("billing"), new NoLockStrategy())
+        new BillingJob(
+                pool,
+                new JdbcBillingDao(BillingDatabase.POSTGRESQL, "billing"),
+                new NoLockStrategy())
             .run("embedded", "2026-05");
         BillingStats stats = BillingStats.query(pool, "billing", "2026-05");
         assertThat(stats.charges()).isEqualTo(27);
@@ -48,7 +51,7 @@ class EmbeddedServersTest {
     }
     assertThat(EmbeddedRedisServer.ping("127.0.0.1", redisPort, 200)).as("redis stopped").isFalse();
     final String url = jdbcUrl;
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> Servers.checkPostgres(url))
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> Servers.checkDatabase(url))
         .as("postgres stopped")
         .isInstanceOf(ServerException.class);
   }

@@ -32,7 +32,7 @@ class IncidentReplayTest {
             db.pool,
             redisson,
             db.schema,
-            new JdbcBillingDao(db.name()),
+            new JdbcBillingDao(db.schema.database(), db.name()),
             keyPrefix,
             settings,
             line -> {});
