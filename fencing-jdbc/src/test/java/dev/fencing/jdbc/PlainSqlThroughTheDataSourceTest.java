@@ -6,11 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.fencing.core.Lease;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * An unchanged DAO's plain SQL through the {@link FencedDataSource}, in default mode (the table has
@@ -60,6 +64,79 @@ class PlainSqlThroughTheDataSourceTest {
     assertThat(fx.ownerOf(1)).isEqualTo("B");
     assertThat(fx.queryLong("SELECT fence_token FROM " + fx.table("accounts") + " WHERE id = 1"))
         .isEqualTo(holders.current().token().value());
+    holders.current().close();
+  }
+
+  /**
+   * The ways to prepare a statement that pgjdbc supports (not column indexes); each must reject the
+   * stale holder alike.
+   */
+  enum Prepare {
+    SQL_ONLY {
+      @Override
+      PreparedStatement on(Connection c, String sql) throws SQLException {
+        return c.prepareStatement(sql);
+      }
+    },
+    GENERATED_KEYS {
+      @Override
+      PreparedStatement on(Connection c, String sql) throws SQLException {
+        return c.prepareStatement(sql, Statement.NO_GENERATED_KEYS);
+      }
+    },
+    COLUMN_NAMES {
+      @Override
+      PreparedStatement on(Connection c, String sql) throws SQLException {
+        return c.prepareStatement(sql, new String[] {"id"});
+      }
+    },
+    TYPE_AND_CONCURRENCY {
+      @Override
+      PreparedStatement on(Connection c, String sql) throws SQLException {
+        return c.prepareStatement(sql, ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY);
+      }
+    },
+    TYPE_CONCURRENCY_AND_HOLDABILITY {
+      @Override
+      PreparedStatement on(Connection c, String sql) throws SQLException {
+        return c.prepareStatement(
+            sql,
+            ResultSet.TYPE_FORWARD_ONLY,
+            ResultSet.CONCUR_READ_ONLY,
+            ResultSet.CLOSE_CURSORS_AT_COMMIT);
+      }
+    };
+
+    abstract PreparedStatement on(Connection c, String sql) throws SQLException;
+  }
+
+  @ParameterizedTest
+  @EnumSource(Prepare.class)
+  void aStaleHoldersPlainUpdateIsRejectedHoweverItWasPrepared(Prepare prepare) throws Exception {
+    long id = 40 + prepare.ordinal();
+    fx.insertAccount(id, "nobody", 0);
+    FencingFixture.Holders holders = fx.staleAndCurrent("plain-" + prepare.name().toLowerCase());
+
+    assertThatThrownBy(
+            () ->
+                Fencing.run(
+                    holders.stale(),
+                    () -> {
+                      try (Connection c = fx.db.getConnection();
+                          PreparedStatement update =
+                              prepare.on(
+                                  c,
+                                  "UPDATE "
+                                      + fx.table("accounts")
+                                      + " SET owner = ? WHERE id = ?")) {
+                        update.setString(1, "A");
+                        update.setLong(2, id);
+                        update.executeUpdate();
+                      }
+                    }))
+        .as("a stale write that changed nothing is a rejection, not \"no such row\"")
+        .isInstanceOf(StaleTokenException.class);
+    assertThat(fx.ownerOf(id)).isEqualTo("nobody");
     holders.current().close();
   }
 

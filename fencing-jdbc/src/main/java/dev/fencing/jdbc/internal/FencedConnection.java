@@ -344,11 +344,8 @@ public final class FencedConnection extends ForwardingConnection {
   public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency)
       throws SQLException {
     lease.checkHeld();
-    boolean mayControlTransaction = SqlLexer.mayControlTransaction(sql);
-    return prepared(
-        delegate.prepareStatement(
-            routePlainSql(sql, mayControlTransaction), resultSetType, resultSetConcurrency),
-        mayControlTransaction);
+    return preparedRouted(
+        sql, routed -> delegate.prepareStatement(routed, resultSetType, resultSetConcurrency));
   }
 
   @Override
@@ -356,14 +353,11 @@ public final class FencedConnection extends ForwardingConnection {
       String sql, int resultSetType, int resultSetConcurrency, int resultSetHoldability)
       throws SQLException {
     lease.checkHeld();
-    boolean mayControlTransaction = SqlLexer.mayControlTransaction(sql);
-    return prepared(
-        delegate.prepareStatement(
-            routePlainSql(sql, mayControlTransaction),
-            resultSetType,
-            resultSetConcurrency,
-            resultSetHoldability),
-        mayControlTransaction);
+    return preparedRouted(
+        sql,
+        routed ->
+            delegate.prepareStatement(
+                routed, resultSetType, resultSetConcurrency, resultSetHoldability));
   }
 
   private PreparedStatement prepared(PreparedStatement statement, boolean mayControlTransaction) {
