@@ -68,7 +68,7 @@ class FencedAdviceTest {
           + " before the lease existed and would not be fenced, so the method was not run. Put"
           + " @Fenced outside @Transactional: call the @Fenced method from outside any transaction"
           + " and do the transactional work in it or in a @Transactional method it calls. On one"
-          + " method both annotations work, since the @Fenced advice (order -2147483548) runs"
+          + " method both annotations work, since the @Fenced advice (order Ordered.HIGHEST_PRECEDENCE + 100) runs"
           + " before the transaction advice, unless @EnableTransactionManagement(order = ...)"
           + " gives the transaction advice a smaller order.";
 

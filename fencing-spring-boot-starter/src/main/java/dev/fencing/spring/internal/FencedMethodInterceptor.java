@@ -19,6 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.env.Environment;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -129,9 +130,22 @@ public final class FencedMethodInterceptor implements MethodInterceptor {
             + " method from outside any transaction and do the transactional work in it or in"
             + " a @Transactional method it calls. On one method both annotations work, since the"
             + " @Fenced advice (order "
-            + order
+            + describeOrder(order)
             + ") runs before the transaction advice, unless @EnableTransactionManagement(order ="
             + " ...) gives the transaction advice a smaller order.");
+  }
+
+  /** An order as a reader would write it: near either end, relative to that end's constant. */
+  static String describeOrder(int order) {
+    long fromHighest = (long) order - Ordered.HIGHEST_PRECEDENCE;
+    long fromLowest = (long) Ordered.LOWEST_PRECEDENCE - order;
+    if (fromHighest < 1_000_000) {
+      return "Ordered.HIGHEST_PRECEDENCE" + (fromHighest == 0 ? "" : " + " + fromHighest);
+    }
+    if (fromLowest < 1_000_000) {
+      return "Ordered.LOWEST_PRECEDENCE" + (fromLowest == 0 ? "" : " - " + fromLowest);
+    }
+    return Integer.toString(order);
   }
 
   private Settings settings(Method method) {
