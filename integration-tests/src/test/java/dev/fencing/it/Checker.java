@@ -66,6 +66,14 @@ final class Checker {
   private Checker() {}
 
   static Result check(Connection c, String schema) throws SQLException {
+    return check(c, schema, PostgresChaos.INSTANCE);
+  }
+
+  /**
+   * Checks the history of {@code schema} on {@code database} (the queries below are portable
+   * between PostgreSQL and MariaDB), plus {@code database}'s checks of its own history recorder.
+   */
+  static Result check(Connection c, String schema, ChaosDatabase database) throws SQLException {
     Map<String, Long> violations = new LinkedHashMap<>();
     List<String> examples = new ArrayList<>();
     String ledger = schema + ".ledger";
@@ -85,7 +93,7 @@ final class Checker {
         "not-registered-holder",
         "SELECT tbl, resource, item, token, lease_id, registered_lease, attempt FROM "
             + judged
-            + " WHERE registered_lease IS DISTINCT FROM lease_id ORDER BY id");
+            + " WHERE registered_lease IS NULL OR registered_lease <> lease_id ORDER BY id");
     count(
         c,
         violations,
@@ -100,7 +108,7 @@ final class Checker {
         violations,
         examples,
         "duplicate-seq",
-        "SELECT resource, seq, count(*), string_agg(token::text || '/' || attempt, ',') FROM "
+        "SELECT resource, seq, count(*), min(attempt), max(attempt) FROM "
             + ledger
             + " GROUP BY resource, seq HAVING count(*) > 1 ORDER BY resource, seq");
     count(
@@ -132,13 +140,16 @@ final class Checker {
                 + schema
                 + "."
                 + table
-                + " WHERE fence_token IS DISTINCT FROM token");
+                + " WHERE fence_token IS NULL OR fence_token <> token");
       }
     }
     if (stamped.isEmpty()) {
       violations.put("row-token-mismatch", 0L);
     } else {
       count(c, violations, examples, "row-token-mismatch", String.join(" UNION ALL ", stamped));
+    }
+    for (Map.Entry<String, String> recorder : database.recorderChecks(schema).entrySet()) {
+      count(c, violations, examples, recorder.getKey(), recorder.getValue());
     }
     long accepted;
     try (Statement s = c.createStatement();
