@@ -47,7 +47,8 @@ final class PostgresChaos implements ChaosDatabase {
               + JDBC
               + " ("
               + e.getMessage()
-              + "); start it, or point -Dfencing.test.jdbc at another server",
+              + "); start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql)"
+              + " main start (or point -Dfencing.test.jdbc at another server)",
           e);
     }
   }
