@@ -51,7 +51,11 @@ interface ChaosDatabase {
   /** Data source properties of the worker's pool. */
   Map<String, String> workerPoolProperties(String appName);
 
-  /** Ends every connection of the worker named {@code appName} (the connection-ending fault). */
+  /**
+   * Ends every connection of the worker named {@code appName}: the fault {@link
+   * ChaosRun.Fault#PG_TERMINATE} ({@code pg_terminate_backend} on PostgreSQL, {@code KILL
+   * CONNECTION} on MariaDB). Returns how it was done, for the nemesis log.
+   */
   String endConnections(String appName) throws SQLException;
 
   /** Ends the run's connections and drops what it created (the schemas unless {@code keep}). */

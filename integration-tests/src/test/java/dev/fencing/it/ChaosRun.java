@@ -45,9 +45,7 @@ final class ChaosRun {
     REDIS_RESTART_EMPTY(1, "Redis primary killed and restarted empty"),
     REDIS_FAILOVER(1, "replica lagging, primary killed, replica promoted (REPLICAOF NO ONE)"),
     CLIENT_PAUSE(1, "CLIENT PAUSE ALL on the primary for 1-3 lease times"),
-    PG_TERMINATE(
-        2,
-        "pg_terminate_backend of a worker's backends (MariaDB: KILL CONNECTION of its sessions)"),
+    PG_TERMINATE(2, "pg_terminate_backend of a worker's backends"),
     PROXY_STALL(2, "Redis proxy forwards nothing for 0.5-2.5 lease times"),
     PROXY_CUT(1, "every Redis connection cut at the proxy");
 

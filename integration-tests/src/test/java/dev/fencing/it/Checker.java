@@ -12,7 +12,8 @@ import java.util.Map;
 /**
  * Reads the history a run left in the database and checks the promise of the design. Every accepted
  * write (a ledger row, an item, a shared row) is judged against the registrations committed before
- * <b>its commit</b>, as recorded by {@link ChaosSchema}'s deferred trigger:
+ * <b>its commit</b>, as recorded by {@link ChaosSchema}'s deferred trigger on PostgreSQL and by
+ * {@link MariaDbChaos}'s commit clock on MariaDB (both give the rows of {@code judged}):
  *
  * <ul>
  *   <li><b>stale-accepted</b>: the write's token is lower than a token registered for its resource
