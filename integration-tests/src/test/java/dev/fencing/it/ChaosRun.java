@@ -1,8 +1,5 @@
 package dev.fencing.it;
 
-import dev.fencing.migrations.EnforcementMode;
-import dev.fencing.migrations.FencingMigrations;
-import dev.fencing.migrations.MigrationOptions;
 import java.io.File;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -13,7 +10,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -31,8 +27,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import javax.sql.DataSource;
-import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * One run of the suite: its own schemas, its own Redis primary and replica behind a {@link
@@ -42,9 +36,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  */
 final class ChaosRun {
 
-  static final String JDBC =
-      System.getProperty(
-          "fencing.test.jdbc", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+  static final String JDBC = PostgresChaos.JDBC;
 
   /** Fault kinds the nemesis injects. */
   enum Fault {
@@ -152,6 +144,7 @@ final class ChaosRun {
   }
 
   private final Settings settings;
+  private final ChaosDatabase database;
   private final Random order;
   private final Random random;
   private final List<Fault> deck = new ArrayList<>();
@@ -167,20 +160,26 @@ final class ChaosRun {
   private TcpProxy proxy;
   private volatile boolean stopping;
 
-  private ChaosRun(Settings settings) {
+  private ChaosRun(Settings settings, ChaosDatabase database) {
     this.settings = settings;
+    this.database = database;
     this.order = new Random(settings.seed);
     this.random = new Random(settings.seed ^ 0x5DEECE66DL);
     this.suffix = Long.toHexString(new Random().nextLong() & 0xffffffffffL);
-    this.schema = "it_" + suffix;
-    this.fenceSchema = "itf_" + suffix;
+    this.schema = database.schemaName(suffix);
+    this.fenceSchema = database.fenceSchemaName(suffix);
     for (Fault f : Fault.values()) {
       faultCounts.put(f, 0);
     }
   }
 
   static Result run(Settings settings) throws Exception {
-    ChaosRun run = new ChaosRun(settings);
+    return run(settings, PostgresChaos.INSTANCE);
+  }
+
+  /** A run on {@code database} (only the guarded mode and the fencing-off control on MariaDB). */
+  static Result run(Settings settings, ChaosDatabase database) throws Exception {
+    ChaosRun run = new ChaosRun(settings, database);
     Thread hook = new Thread(run::cleanUp, "chaos-cleanup");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
@@ -231,8 +230,8 @@ final class ChaosRun {
     stopWorkers();
     Checker.Result check;
     long registrations;
-    try (Connection c = DriverManager.getConnection(JDBC)) {
-      check = Checker.check(c, schema);
+    try (Connection c = DriverManager.getConnection(database.jdbc())) {
+      check = Checker.check(c, schema, database);
       try (Statement s = c.createStatement();
           var rs = s.executeQuery("SELECT count(*) FROM " + schema + ".registrations")) {
         rs.next();
@@ -338,15 +337,7 @@ final class ChaosRun {
       }
       case PG_TERMINATE -> {
         WorkerProc w = workers.get(random.nextInt(workers.size()));
-        try (Connection c = DriverManager.getConnection(JDBC);
-            PreparedStatement s =
-                c.prepareStatement(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                        + " WHERE application_name = ?")) {
-          s.setString(1, w.appName());
-          s.execute();
-        }
-        yield "worker " + w.id;
+        yield database.endConnections(w.appName()) + ", worker " + w.id;
       }
       case PROXY_STALL -> {
         long ms = (long) (lease * (0.5 + random.nextDouble() * 2));
@@ -393,39 +384,12 @@ final class ChaosRun {
   }
 
   private void setUpDatabase() throws SQLException {
-    String s = schema;
-    boolean fenced = !settings.mode.equals("off");
-    try (Connection c = DriverManager.getConnection(JDBC)) {
-      ChaosSchema.create(c, schema, settings.resources);
+    database.requireReachable();
+    try (Connection c = DriverManager.getConnection(database.jdbc())) {
+      database.create(c, schema, settings.resources);
     }
-    if (fenced) {
-      MigrationOptions.Builder options = MigrationOptions.builder().schema(fenceSchema);
-      for (String table : ChaosSchema.FENCED_TABLES) {
-        options.fence(schema + "." + table);
-        if (settings.mode.equals("trigger")) {
-          options.enforce(schema + "." + table, EnforcementMode.STRICT);
-        }
-      }
-      PGSimpleDataSource ds = new PGSimpleDataSource();
-      ds.setURL(JDBC);
-      FencingMigrations.migrate((DataSource) ds, options.build());
-      try (Connection c = DriverManager.getConnection(JDBC);
-          Statement st = c.createStatement()) {
-        st.execute(
-            "CREATE FUNCTION "
-                + s
-                + ".log_registration() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
-                + " INSERT INTO "
-                + s
-                + ".registrations (resource, token, lease_id)"
-                + " VALUES (NEW.resource, NEW.token, NEW.lease_id); RETURN NEW; END $$");
-        st.execute(
-            "CREATE TRIGGER zz_log_registration AFTER INSERT OR UPDATE ON "
-                + fenceSchema
-                + ".fence FOR EACH ROW EXECUTE FUNCTION "
-                + s
-                + ".log_registration()");
-      }
+    if (!settings.mode.equals("off")) {
+      database.installFence(schema, fenceSchema, settings.mode);
     }
   }
 
@@ -509,18 +473,11 @@ final class ChaosRun {
     }
     primary = null;
     replica = null;
-    try (Connection c = DriverManager.getConnection(JDBC);
-        Statement st = c.createStatement()) {
-      st.execute(
-          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE"
-              + " 'fencing-it-"
-              + suffix
-              + "-%'");
-      if (Boolean.getBoolean("chaos.keepSchema")) {
+    try {
+      boolean keep = Boolean.getBoolean("chaos.keepSchema");
+      database.cleanUp(suffix, schema, fenceSchema, keep);
+      if (keep) {
         System.err.println("[chaos] kept schemas " + schema + ", " + fenceSchema);
-      } else {
-        st.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-        st.execute("DROP SCHEMA IF EXISTS " + fenceSchema + " CASCADE");
       }
     } catch (SQLException e) {
       System.err.println("[chaos] dropping schemas: " + e);
@@ -592,7 +549,8 @@ final class ChaosRun {
               "id=" + id,
               "mode=" + settings.mode,
               "redis=redis://127.0.0.1:" + proxy.port(),
-              "jdbc=" + JDBC,
+              "jdbc=" + workerJdbc(),
+              "db=" + database.name(),
               "schema=" + schema,
               "fenceSchema=" + fenceSchema,
               "prefix=it-" + suffix + ":",
@@ -611,6 +569,14 @@ final class ChaosRun {
                 .start();
       } catch (IOException e) {
         throw new UncheckedIOException(e);
+      }
+    }
+
+    private String workerJdbc() {
+      try {
+        return database.workerJdbc(appName(), schema, fenceSchema);
+      } catch (SQLException e) {
+        throw new IllegalStateException("preparing the database user of worker " + id, e);
       }
     }
 

@@ -12,7 +12,8 @@ import java.util.Map;
 /**
  * Reads the history a run left in the database and checks the promise of the design. Every accepted
  * write (a ledger row, an item, a shared row) is judged against the registrations committed before
- * <b>its commit</b>, as recorded by {@link ChaosSchema}'s deferred trigger:
+ * <b>its commit</b>, as recorded by {@link ChaosSchema}'s deferred trigger on PostgreSQL and by
+ * {@link MariaDbChaos}'s commit clock on MariaDB (both give the rows of {@code judged}):
  *
  * <ul>
  *   <li><b>stale-accepted</b>: the write's token is lower than a token registered for its resource
@@ -66,6 +67,14 @@ final class Checker {
   private Checker() {}
 
   static Result check(Connection c, String schema) throws SQLException {
+    return check(c, schema, PostgresChaos.INSTANCE);
+  }
+
+  /**
+   * Checks the history of {@code schema} on {@code database} (the queries below are portable
+   * between PostgreSQL and MariaDB), plus {@code database}'s checks of its own history recorder.
+   */
+  static Result check(Connection c, String schema, ChaosDatabase database) throws SQLException {
     Map<String, Long> violations = new LinkedHashMap<>();
     List<String> examples = new ArrayList<>();
     String ledger = schema + ".ledger";
@@ -85,7 +94,7 @@ final class Checker {
         "not-registered-holder",
         "SELECT tbl, resource, item, token, lease_id, registered_lease, attempt FROM "
             + judged
-            + " WHERE registered_lease IS DISTINCT FROM lease_id ORDER BY id");
+            + " WHERE registered_lease IS NULL OR registered_lease <> lease_id ORDER BY id");
     count(
         c,
         violations,
@@ -100,7 +109,7 @@ final class Checker {
         violations,
         examples,
         "duplicate-seq",
-        "SELECT resource, seq, count(*), string_agg(token::text || '/' || attempt, ',') FROM "
+        "SELECT resource, seq, count(*), min(attempt), max(attempt) FROM "
             + ledger
             + " GROUP BY resource, seq HAVING count(*) > 1 ORDER BY resource, seq");
     count(
@@ -132,13 +141,16 @@ final class Checker {
                 + schema
                 + "."
                 + table
-                + " WHERE fence_token IS DISTINCT FROM token");
+                + " WHERE fence_token IS NULL OR fence_token <> token");
       }
     }
     if (stamped.isEmpty()) {
       violations.put("row-token-mismatch", 0L);
     } else {
       count(c, violations, examples, "row-token-mismatch", String.join(" UNION ALL ", stamped));
+    }
+    for (Map.Entry<String, String> recorder : database.recorderChecks(schema).entrySet()) {
+      count(c, violations, examples, recorder.getKey(), recorder.getValue());
     }
     long accepted;
     try (Statement s = c.createStatement();

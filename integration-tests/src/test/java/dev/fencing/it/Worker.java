@@ -73,6 +73,7 @@ public final class Worker {
   private final String mode;
   private final String schema;
   private final String fenceSchema;
+  private final ChaosDatabase database;
   private final Set<Shape> shapes;
   private HikariDataSource pool;
   private StaleTokenException caught;
@@ -91,6 +92,7 @@ public final class Worker {
     this.mode = args.get("mode");
     this.schema = args.get("schema");
     this.fenceSchema = args.get("fenceSchema");
+    this.database = ChaosDatabase.named(args.getOrDefault("db", "postgres"));
     String only = args.getOrDefault("shapes", "");
     this.shapes =
         only.isBlank()
@@ -107,10 +109,10 @@ public final class Worker {
   }
 
   /**
-   * Entry point; arguments are {@code key=value}: id, mode, redis, jdbc, schema, fenceSchema,
-   * prefix, leaseMs, resources, seed, start (how many times this worker was started before),
-   * events, jitterMs, txPauseMs, crash, appName, shapes (comma-separated {@link Shape} names; all
-   * if absent).
+   * Entry point; arguments are {@code key=value}: id, mode, redis, jdbc, db ({@link
+   * ChaosDatabase#name()}, postgres if absent), schema, fenceSchema, prefix, leaseMs, resources,
+   * seed, start (how many times this worker was started before), events, jitterMs, txPauseMs,
+   * crash, appName, shapes (comma-separated {@link Shape} names; all if absent).
    */
   public static void main(String[] argv) throws Exception {
     Map<String, String> args = new HashMap<>();
@@ -161,7 +163,7 @@ public final class Worker {
     pc.setMinimumIdle(1);
     pc.setConnectionTimeout(5000);
     pc.setPoolName("it-worker-" + id);
-    pc.addDataSourceProperty("ApplicationName", args.get("appName"));
+    database.workerPoolProperties(args.get("appName")).forEach(pc::addDataSourceProperty);
     pool = new HikariDataSource(pc);
     FencedDataSource db =
         FencedDataSource.wrap(
@@ -349,7 +351,7 @@ public final class Worker {
   private void unscopedWrite(FencedDataSource db, String resource) {
     String attempt = id + "." + start + "-unscoped-" + (++attempts);
     try (Connection c = db.getConnection();
-        PreparedStatement upsert = c.prepareStatement(PLAIN_ITEM_UPSERT.formatted(schema))) {
+        PreparedStatement upsert = c.prepareStatement(database.plainItemUpsert(schema))) {
       upsert.setString(1, resource);
       upsert.setInt(2, random.nextInt(ChaosSchema.ITEMS));
       upsert.setLong(3, 0);
@@ -415,16 +417,6 @@ public final class Worker {
       return false;
     }
   }
-
-  private static final String PLAIN_ITEM_UPSERT =
-      "INSERT INTO %s.items (resource, item, token, lease_id, attempt) VALUES (?, ?, ?, ?, ?)"
-          + " ON CONFLICT (resource, item) DO UPDATE SET token = EXCLUDED.token,"
-          + " lease_id = EXCLUDED.lease_id, attempt = EXCLUDED.attempt";
-
-  private static final String PLAIN_SHARED_UPSERT =
-      "INSERT INTO %s.shared (item, resource, token, lease_id, attempt) VALUES (?, ?, ?, ?, ?)"
-          + " ON CONFLICT (item) DO UPDATE SET resource = EXCLUDED.resource,"
-          + " token = EXCLUDED.token, lease_id = EXCLUDED.lease_id, attempt = EXCLUDED.attempt";
 
   /**
    * One step in one transaction (TOGGLE: one auto-commit statement first). Returns the number of
@@ -505,6 +497,7 @@ public final class Worker {
         if (random.nextInt(4) == 0) {
           sleep(random.nextInt(txPauseMs + 1)); // a pause inside the open transaction
         }
+        database.beforeCommit(c, schema);
         c.commit();
         return rejected;
       } catch (SQLException | RuntimeException e) {
@@ -576,7 +569,7 @@ public final class Worker {
             schema + ".items",
             List.of("resource", "item", "token", "lease_id", "attempt"),
             List.of("resource", "item"))
-        : c.prepareStatement(PLAIN_ITEM_UPSERT.formatted(schema));
+        : c.prepareStatement(database.plainItemUpsert(schema));
   }
 
   private static void bindItem(PreparedStatement s, Lease lease, int item, String attempt)
@@ -616,7 +609,7 @@ public final class Worker {
                   schema + ".shared",
                   List.of("item", "resource", "token", "lease_id", "attempt"),
                   List.of("item"))
-              : c.prepareStatement(PLAIN_SHARED_UPSERT.formatted(schema))) {
+              : c.prepareStatement(database.plainSharedUpsert(schema))) {
         upsert.setInt(1, random.nextInt(ChaosSchema.SHARED));
         upsert.setString(2, lease.resource());
         upsert.setLong(3, lease.token().value());
@@ -632,7 +625,7 @@ public final class Worker {
    * the fence still names this lease dropped the current holder's write without a word.
    */
   private void expectOne(int count, Lease lease, String attempt, String what) throws SQLException {
-    if (count == 1) {
+    if (database.upsertWroteItsRow(count)) {
       return;
     }
     if (!mode.equals("off")) {
