@@ -10,6 +10,7 @@ import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LeaseRequest;
 import dev.fencing.core.RedisLeaseManager;
 import dev.fencing.core.testing.RedisServers;
+import dev.fencing.core.testing.StaleViews;
 import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.migrations.MigrationOptions;
 import java.sql.Connection;
@@ -80,7 +81,7 @@ class MariaDbRegistrationBoundTest {
             + ".accounts (id BIGINT PRIMARY KEY, owner VARCHAR(100) NOT NULL) ENGINE=InnoDB");
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(MariaDbFencingTest.ROOT_URL.replace("/test?", "/" + database + "?"));
-    config.setMaximumPoolSize(8);
+    config.setMaximumPoolSize(12);
     pool = new HikariDataSource(config);
     FencingMigrations.migrate(
         pool, MigrationOptions.builder().schema(fenceDb).fence(database + ".accounts").build());
@@ -109,7 +110,12 @@ class MariaDbRegistrationBoundTest {
     for (Connection connection : frozen) {
       org.mariadb.jdbc.Connection raw = connection.unwrap(org.mariadb.jdbc.Connection.class);
       killQuietly(raw.getThreadId());
-      raw.abort(aborts); // the pool drops it at its close
+      raw.abort(aborts);
+      try {
+        connection.close(); // the pool finds it broken and drops it
+      } catch (SQLException e) {
+        // ended above
+      }
     }
     frozen.clear();
   }
@@ -232,6 +238,30 @@ class MariaDbRegistrationBoundTest {
         .isInstanceOf(SQLTimeoutException.class);
 
     assertThat(commandOf(writer)).hasValue("Sleep");
+  }
+
+  /**
+   * A registration whose token is not above the fence (a stale registrant) waits past its bound
+   * behind the current holder's long statement, but ends no one: it may end only holders of a
+   * registration older than its own.
+   */
+  @Test
+  void aRegistrationThatIsNotAboveTheFenceEndsNoOne() throws Exception {
+    String resource = nextResource("not-above");
+    Lease old = registered(resource);
+    expireInRedis(resource);
+    Lease current = registered(resource);
+    long holder = guardedWriteThen(current, account(), "SELECT SLEEP(600)");
+    Duration timeout = LEASE.multipliedBy(2);
+
+    long start = System.nanoTime();
+    assertThatThrownBy(() -> fence(true, timeout).register(StaleViews.believedHeld(old)))
+        .isInstanceOf(SQLTimeoutException.class);
+    Duration waited = Duration.ofNanos(System.nanoTime() - start);
+
+    assertThat(waited).as("it waited past its bound").isGreaterThanOrEqualTo(timeout);
+    assertThat(commandOf(holder)).hasValue("Query");
+    assertThat(db.fence().currentToken(resource)).hasValue(current.token().value());
   }
 
   @Test
