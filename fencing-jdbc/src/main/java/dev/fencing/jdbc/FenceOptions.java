@@ -20,9 +20,10 @@ import java.util.Objects;
  *     statement runs in a transaction of its own: two extra round trips per statement); the
  *     settings are transaction-local, so they never outlive the transaction
  * @param endStaleBlockers whether a registration that has waited one lease time (the registering
- *     lease's) for the fence row ends, with {@code pg_terminate_backend}, the sessions that still
- *     lock the row for an older registration (a holder frozen in a long statement, or whose client
- *     stopped reading a result); see {@link ResourceFence#register}
+ *     lease's) for the fence row ends, with {@code pg_terminate_backend} (MariaDB: {@code KILL
+ *     CONNECTION}), the sessions that still lock the row for an older registration (a holder frozen
+ *     in a long statement, or whose client stopped reading a result); see {@link
+ *     ResourceFence#register} and docs/mariadb.md
  */
 public record FenceOptions(
     String schema,

@@ -71,7 +71,10 @@ public final class ResourceFence {
    *       on (the default), and rolls back. Only sessions that lock this resource's fence row for a
    *       registration older than {@code lease}'s are ended, and only while {@code lease} is held.
    *       That needs superuser, membership in the blocker's role, or {@code pg_signal_backend};
-   *       without it registration fails at once with SQLState {@code 42501}.
+   *       without it registration fails at once with SQLState {@code 42501}. On MariaDB they are
+   *       ended with {@code KILL CONNECTION} (needs {@code PROCESS} and {@code CONNECTION ADMIN}),
+   *       only those whose transaction has written (InnoDB names read-only transactions 0, so those
+   *       cannot be told apart and are waited for): see docs/mariadb.md.
    * </ul>
    *
    * <p>No holder whose lease is still valid can be ended this way: a lease is granted only after

@@ -150,6 +150,49 @@ class JooqFencingTest {
     assertThat(rows).as("the violation FencedDsl prevents").isEqualTo(1);
   }
 
+  /**
+   * The bare condition in a query built by hand: the current holder writes, the stale holder writes
+   * nothing; the same stale query without it is {@link #withAPlainJooqUpdateTheStaleWriteLands}.
+   */
+  @Test
+  void theGuardConditionInAHandBuiltUpdateRefusesTheStaleHolder() {
+    fx.insertAccount(5, "nobody", 0);
+    assertThat(Fencing.call(current, () -> guardedSetOwner(5, "B"))).isEqualTo(1);
+
+    assertThat(Fencing.call(stale, () -> guardedSetOwner(5, "A"))).isZero();
+    assertThat(fx.ownerOf(5)).isEqualTo("B");
+    assertThat(fx.queryLong("SELECT fence_token FROM " + fx.table("accounts") + " WHERE id = 5"))
+        .isEqualTo(current.token().value());
+  }
+
+  @Test
+  void theGuardConditionRefusesToRenderForADatabaseItDoesNotSpeak() {
+    Fencing.run(
+        current,
+        () -> {
+          org.jooq.Condition guard = fenced.guard(accounts);
+          assertThat(DSL.using(SQLDialect.MARIADB).renderInlined(guard))
+              .contains("LOCK IN SHARE MODE")
+              .doesNotContain("set_config");
+          assertThat(DSL.using(SQLDialect.POSTGRES).renderInlined(guard))
+              .contains("FOR SHARE OF f");
+          assertThatThrownBy(() -> DSL.using(SQLDialect.H2).renderInlined(guard))
+              .isInstanceOf(org.jooq.exception.SQLDialectNotSupportedException.class)
+              .hasMessageContaining("PostgreSQL and MariaDB only");
+        });
+  }
+
+  private int guardedSetOwner(long id, String owner) {
+    Lease lease = Fencing.currentLease().orElseThrow();
+    return ctx.update(accounts)
+        .set(OWNER, owner)
+        .set(fenced.fenceColumn(accounts), fenced.token())
+        .set(fenced.resourceColumn(accounts), lease.resource())
+        .where(ID.eq(id))
+        .and(fenced.guard(accounts))
+        .execute();
+  }
+
   @Test
   void shouldReturnZeroForAMissingRowWithTheCurrentToken() {
     assertThat(setOwner(current, 404, "B")).isZero();

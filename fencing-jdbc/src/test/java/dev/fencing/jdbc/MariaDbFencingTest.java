@@ -514,6 +514,51 @@ class MariaDbFencingTest {
         .isEqualTo("0");
   }
 
+  /**
+   * {@code FencedDsl.guard(table)}, the bare condition in a query built by hand, renders MariaDB's
+   * fence check when the query is rendered for MariaDB: the current holder writes, the stale holder
+   * writes nothing, and the same stale query without the guard (fencing off) overwrites the row.
+   */
+  @Test
+  void fencedDslGuardConditionRendersInMariaDbsDialect() throws SQLException {
+    exec("INSERT INTO " + database + ".accounts (id, owner, balance) VALUES (40, 'a', 0)");
+    Holders h = staleAndCurrent();
+    dev.fencing.jdbc.jooq.FencedDsl dsl =
+        new dev.fencing.jdbc.jooq.FencedDsl(FenceOptions.defaults().withSchema(fenceDb));
+    org.jooq.Table<?> accounts =
+        org.jooq.impl.DSL.table(org.jooq.impl.DSL.name(database, "accounts"));
+    org.jooq.Field<Long> id = org.jooq.impl.DSL.field(org.jooq.impl.DSL.name("id"), Long.class);
+    org.jooq.Field<String> owner =
+        org.jooq.impl.DSL.field(org.jooq.impl.DSL.name("owner"), String.class);
+    org.jooq.DSLContext ctx = org.jooq.impl.DSL.using(db, org.jooq.SQLDialect.MARIADB);
+    java.util.function.Function<String, Integer> guardedSetOwner =
+        name ->
+            ctx.update(accounts)
+                .set(owner, name)
+                .set(dsl.fenceColumn(accounts), dsl.token())
+                .set(dsl.resourceColumn(accounts), Fencing.currentLease().orElseThrow().resource())
+                .where(id.eq(40L))
+                .and(dsl.guard(accounts))
+                .execute();
+
+    assertThat(Fencing.call(h.current(), () -> guardedSetOwner.apply("current"))).isEqualTo(1);
+    assertThat(Fencing.call(h.stale(), () -> guardedSetOwner.apply("stale"))).isZero();
+
+    assertThat(query("SELECT owner FROM " + database + ".accounts WHERE id = 40"))
+        .isEqualTo("current");
+    assertThat(query("SELECT fence_token FROM " + database + ".accounts WHERE id = 40"))
+        .isEqualTo(Long.toString(h.current().token().value()));
+    // fencing off: the same stale query without the guard, on the plain pool, overwrites the row
+    org.jooq.DSLContext unfenced = org.jooq.impl.DSL.using(pool, org.jooq.SQLDialect.MARIADB);
+    assertThat(
+            Fencing.call(
+                h.stale(),
+                () -> unfenced.update(accounts).set(owner, "stale").where(id.eq(40L)).execute()))
+        .isEqualTo(1);
+    assertThat(query("SELECT owner FROM " + database + ".accounts WHERE id = 40"))
+        .isEqualTo("stale");
+  }
+
   private interface Write {
     void run() throws SQLException;
   }

@@ -153,18 +153,37 @@ public final class MariaDbDialect implements FenceDialect {
       Duration endBlockersAfter)
       throws SQLException {
     // InnoDB counts lock waits in whole seconds; the statement-scoped SET STATEMENT leaves the
-    // session as it was. Stale blockers are not ended on MariaDB: the wait is bounded by the
-    // registration timeout only.
+    // session as it was. Past the bound, MariaDbStaleBlockerWatch ends the stale blockers it can
+    // name.
     long seconds = Math.max(1, (lockTimeoutMillis + 999) / 1000);
     try (Connection connection = dataSource.getConnection()) {
       boolean autoCommit = connection.getAutoCommit();
       connection.setAutoCommit(false);
       try {
+        long threadId = endBlockersAfter == null ? 0 : connectionId(connection);
         try (PreparedStatement register = connection.prepareStatement(register(seconds))) {
           register.setString(1, lease.resource());
           register.setLong(2, lease.token().value());
           register.setString(3, lease.leaseId());
-          register.executeUpdate();
+          MariaDbStaleBlockerWatch watch =
+              endBlockersAfter == null
+                  ? null
+                  : MariaDbStaleBlockerWatch.start(
+                      dataSource, schema, lease, threadId, register, endBlockersAfter);
+          try {
+            register.executeUpdate();
+          } catch (SQLException e) {
+            SQLException watchFailure = watch == null ? null : watch.stop();
+            if (watchFailure != null) {
+              watchFailure.addSuppressed(e);
+              throw watchFailure;
+            }
+            throw e;
+          } finally {
+            if (watch != null) {
+              watch.stop();
+            }
+          }
         }
         // The upsert holds the row's exclusive lock: the row read now is the one it left.
         Registrations.requireFenceNames(connection, readFence(), lease);
@@ -175,6 +194,14 @@ public final class MariaDbDialect implements FenceDialect {
       } finally {
         Registrations.restoreAutoCommit(connection, autoCommit);
       }
+    }
+  }
+
+  private static long connectionId(Connection connection) throws SQLException {
+    try (Statement statement = connection.createStatement();
+        ResultSet row = statement.executeQuery("SELECT CONNECTION_ID()")) {
+      row.next();
+      return row.getLong(1);
     }
   }
 

@@ -23,6 +23,7 @@ import org.jooq.SQLDialect;
 import org.jooq.SelectFieldOrAsterisk;
 import org.jooq.Table;
 import org.jooq.exception.DataAccessException;
+import org.jooq.exception.SQLDialectNotSupportedException;
 import org.jooq.impl.CustomCondition;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
@@ -89,7 +90,11 @@ public final class FencedDsl {
 
   /** The query parts of one lease, built once: a job runs many writes under the same lease. */
   private record LeaseParts(
-      Lease lease, Field<Long> token, Field<String> resource, Condition fenceHeld) {}
+      Lease lease,
+      Field<Long> token,
+      Field<String> resource,
+      String fenceHeldSql,
+      Condition fenceHeld) {}
 
   private LeaseParts parts(Lease lease) {
     LeaseParts parts = last;
@@ -100,6 +105,7 @@ public final class FencedDsl {
               lease,
               DSL.inline(lease.token().value(), SQLDataType.BIGINT),
               DSL.inline(lease.resource(), SQLDataType.CLOB),
+              bound.fenceHeld(),
               fenceCondition(bound.fenceHeld()));
       last = parts;
     }
@@ -142,11 +148,43 @@ public final class FencedDsl {
    * the resource fence of the current scope. Also set {@code fence_token} to {@link #token()} and
    * {@code fence_resource} to the lease's resource in your update.
    *
+   * <p>The resource fence is rendered in the dialect of the query the condition ends up in:
+   * MariaDB's check in a query rendered for {@link SQLDialect#MARIADB}, PostgreSQL's for {@link
+   * SQLDialect#POSTGRES} (and {@link SQLDialect#DEFAULT}); rendering it for any other dialect fails
+   * with {@link SQLDialectNotSupportedException}. A query it refuses affects no row: unlike {@link
+   * #update}, nothing classifies that as stale.
+   *
    * @throws IllegalStateException outside a {@link Fencing} scope
    */
   public Condition guard(Table<?> table) {
     Lease lease = requireScope();
-    return rowGuard(table, lease).and(fenceHeld(lease));
+    return rowGuard(table, lease).and(fenceHeldInRenderedDialect(lease));
+  }
+
+  /**
+   * The resource fence as a condition that renders in the dialect of the query it is rendered in:
+   * MariaDB's check for {@link SQLDialect#MARIADB}, PostgreSQL's for {@link SQLDialect#POSTGRES}
+   * and for {@link SQLDialect#DEFAULT} (as {@link #update} and the other methods do). Any other
+   * dialect fails to render ({@link SQLDialectNotSupportedException}) rather than send a check
+   * written for another database.
+   */
+  private Condition fenceHeldInRenderedDialect(Lease lease) {
+    String postgres = parts(lease).fenceHeldSql();
+    String mariaDb = mariaDbGuards(lease).fenceHeld();
+    return CustomCondition.of(
+        ctx -> {
+          SQLDialect family = ctx.family();
+          if (family == SQLDialect.MARIADB) {
+            ctx.sql(mariaDb);
+          } else if (family == SQLDialect.POSTGRES || family == SQLDialect.DEFAULT) {
+            ctx.sql(postgres);
+          } else {
+            throw new SQLDialectNotSupportedException(
+                "FencedDsl.guard renders the fence check for PostgreSQL and MariaDB only; this"
+                    + " query is rendered for "
+                    + ctx.dialect());
+          }
+        });
   }
 
   /**
@@ -329,10 +367,6 @@ public final class FencedDsl {
   @SuppressWarnings("unchecked")
   private static <T> Field<T> value(Field<T> field, Object value) {
     return value instanceof Field<?> f ? (Field<T>) f : DSL.val((T) value, field);
-  }
-
-  private Condition fenceHeld(Lease lease) {
-    return parts(lease).fenceHeld();
   }
 
   private static Lease requireScope() {
