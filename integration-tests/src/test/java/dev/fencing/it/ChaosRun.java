@@ -55,7 +55,11 @@ final class ChaosRun {
     CLIENT_PAUSE(1, "CLIENT PAUSE ALL on the primary for 1-3 lease times"),
     PG_TERMINATE(2, "pg_terminate_backend of a worker's backends"),
     PROXY_STALL(2, "Redis proxy forwards nothing for 0.5-2.5 lease times"),
-    PROXY_CUT(1, "every Redis connection cut at the proxy");
+    PROXY_CUT(1, "every Redis connection cut at the proxy"),
+    CUT_IN_TRANSACTION(
+        1,
+        "a holder's Redis lock deleted while its transaction, already written to, is open; a"
+            + " successor acquires and registers at once, then the holder commits");
 
     final int weight;
     final String description;
@@ -357,7 +361,94 @@ final class ChaosRun {
         proxy.cutAll();
         yield "all connections";
       }
+      case CUT_IN_TRANSACTION -> cutInTransaction();
     };
+  }
+
+  /**
+   * The history the fence row's share lock exists for, built on purpose (random pauses cannot: a
+   * frozen transaction is idle, and the lease-time idle timeout ends it). A worker that holds a
+   * lease is asked for a held step ({@link Worker}): it writes 1-3 items in an open transaction,
+   * says {@code HOLDING}, and keeps the transaction open and busy. The nemesis then deletes the
+   * worker's lock in Redis and at once acquires the resource with the next token and registers
+   * ({@link Successor}); the worker commits, with no further statement, as soon as that
+   * registration waits for its transaction (the share lock its writes took on the fence row) or has
+   * committed (nothing locked the row). With the lock, the holder commits before the registration;
+   * without it, its commit lands after the registration and the checker sees {@code stale-accepted}
+   * and {@code not-registered-holder}. Skipped if no worker holds a lease or the asked worker wrote
+   * nothing within 3 s.
+   */
+  private String cutInTransaction() throws Exception {
+    List<WorkerProc> holders = awaitHolders(500);
+    if (holders.isEmpty()) {
+      return null;
+    }
+    WorkerProc w = holders.get(random.nextInt(holders.size()));
+    primary.cli("PING"); // waits out a CLIENT PAUSE, which would hold the cut up
+    try (Successor successor =
+        Successor.connect(
+            primary.port(),
+            "it-" + suffix + ":",
+            settings.mode,
+            schema,
+            fenceSchema,
+            appPrefix() + Successor.APP_SUFFIX,
+            settings.leaseMs)) {
+      long since = w.eventCount();
+      Files.writeString(w.holdRequest, "");
+      String holding = w.awaitEvent("HOLDING", since, 3000);
+      if (holding == null && Files.deleteIfExists(w.holdRequest)) {
+        return null; // the request was never taken
+      }
+      if (holding == null) {
+        holding = w.awaitEvent("HOLDING", since, 3000);
+        if (holding == null) {
+          return null; // taken, but the held step's writes failed
+        }
+      }
+      String[] f = holding.split(" ");
+      String resource = f[2];
+      String attempt = f[5];
+      long started = System.nanoTime();
+      successor.deleteLock(resource);
+      long token = successor.takeOver(resource);
+      long tookMs = (System.nanoTime() - started) / 1_000_000;
+      String held = w.awaitEvent("HELD", since, 3000);
+      return "worker "
+          + w.id
+          + " held "
+          + resource
+          + " token "
+          + f[3]
+          + " ("
+          + attempt
+          + "); successor token "
+          + token
+          + " acquired and registered in "
+          + tookMs
+          + " ms; the holder: "
+          + held;
+    }
+  }
+
+  /** Running, unpaused workers holding a lease, polled for up to {@code ms}. */
+  private List<WorkerProc> awaitHolders(long ms) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+    do {
+      List<WorkerProc> holders =
+          workers.stream()
+              .filter(w -> !paused.containsKey(w.id) && w.alive() && w.holding())
+              .toList();
+      if (!holders.isEmpty()) {
+        return holders;
+      }
+      sleep(10);
+    } while (System.nanoTime() - deadline < 0);
+    return List.of();
+  }
+
+  private String appPrefix() {
+    return "fencing-it-" + suffix;
   }
 
   /** Appends a line to the run's {@code nemesis.log} (what was injected, when). */
@@ -532,6 +623,7 @@ final class ChaosRun {
     final int id;
     final Path events;
     final Path output;
+    final Path holdRequest;
     private volatile Process process;
     private int starts;
 
@@ -539,6 +631,7 @@ final class ChaosRun {
       this.id = id;
       this.events = settings.dir.resolve("worker-" + id + ".events");
       this.output = settings.dir.resolve("worker-" + id + ".log");
+      this.holdRequest = settings.dir.resolve("worker-" + id + ".hold");
     }
 
     /** Whether its last event says it is inside a job (holding, or believing it holds, a lease). */
@@ -568,7 +661,37 @@ final class ChaosRun {
     }
 
     String appName() {
-      return "fencing-it-" + suffix + "-w" + id;
+      return appPrefix() + "-w" + id;
+    }
+
+    /** The number of events written so far. */
+    long eventCount() {
+      try (Stream<String> lines = Files.lines(events, StandardCharsets.UTF_8)) {
+        return lines.count();
+      } catch (IOException e) {
+        return 0;
+      }
+    }
+
+    /**
+     * The first event of {@code kind} after the first {@code skip} events, polled for up to {@code
+     * ms}; null if none came.
+     */
+    String awaitEvent(String kind, long skip, long ms) {
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+      do {
+        try (Stream<String> lines = Files.lines(events, StandardCharsets.UTF_8)) {
+          String found =
+              lines.skip(skip).filter(l -> l.startsWith(kind + " ")).findFirst().orElse(null);
+          if (found != null) {
+            return found;
+          }
+        } catch (IOException e) {
+          // not written yet
+        }
+        sleep(5);
+      } while (System.nanoTime() - deadline < 0);
+      return null;
     }
 
     boolean alive() {
@@ -602,7 +725,9 @@ final class ChaosRun {
               "start=" + starts++,
               "shapes=" + settings.shapes,
               "events=" + events,
-              "appName=" + appName()));
+              "appName=" + appName(),
+              "hold=" + holdRequest,
+              "successorApp=" + appPrefix() + Successor.APP_SUFFIX));
       try {
         process =
             new ProcessBuilder(command)
