@@ -57,7 +57,7 @@ final class ChaosRun {
     PROXY_STALL(2, "Redis proxy forwards nothing for 0.5-2.5 lease times"),
     PROXY_CUT(1, "every Redis connection cut at the proxy"),
     CUT_IN_TRANSACTION(
-        1,
+        2,
         "a holder's Redis lock deleted while its transaction, already written to, is open; a"
             + " successor acquires and registers at once, then the holder commits");
 
@@ -375,15 +375,10 @@ final class ChaosRun {
    * registration waits for its transaction (the share lock its writes took on the fence row) or has
    * committed (nothing locked the row). With the lock, the holder commits before the registration;
    * without it, its commit lands after the registration and the checker sees {@code stale-accepted}
-   * and {@code not-registered-holder}. Skipped if no worker holds a lease or the asked worker wrote
-   * nothing within 3 s.
+   * and {@code not-registered-holder}. Skipped (not counted as fired) if no worker holds a lease,
+   * the asked worker wrote nothing within 3 s, or it did not commit on seeing the successor.
    */
   private String cutInTransaction() throws Exception {
-    List<WorkerProc> holders = awaitHolders(500);
-    if (holders.isEmpty()) {
-      return null;
-    }
-    WorkerProc w = holders.get(random.nextInt(holders.size()));
     primary.cli("PING"); // waits out a CLIENT PAUSE, which would hold the cut up
     try (Successor successor =
         Successor.connect(
@@ -394,41 +389,67 @@ final class ChaosRun {
             fenceSchema,
             appPrefix() + Successor.APP_SUFFIX,
             settings.leaseMs)) {
-      long since = w.eventCount();
-      Files.writeString(w.holdRequest, "");
-      String holding = w.awaitEvent("HOLDING", since, 3000);
-      if (holding == null && Files.deleteIfExists(w.holdRequest)) {
-        return null; // the request was never taken
-      }
-      if (holding == null) {
-        holding = w.awaitEvent("HOLDING", since, 3000);
-        if (holding == null) {
-          return null; // taken, but the held step's writes failed
+      for (int tries = 0; tries < 3; tries++) {
+        List<WorkerProc> holders = awaitHolders(2000);
+        if (holders.isEmpty()) {
+          nemesisLog(Fault.CUT_IN_TRANSACTION + " missed: no worker held a lease for 2 s");
+          continue;
+        }
+        WorkerProc w = holders.get(random.nextInt(holders.size()));
+        String done = cutInTransaction(w, successor);
+        if (done != null) {
+          return done;
         }
       }
-      String[] f = holding.split(" ");
-      String resource = f[2];
-      String attempt = f[5];
-      long started = System.nanoTime();
-      successor.deleteLock(resource);
-      long token = successor.takeOver(resource);
-      long tookMs = (System.nanoTime() - started) / 1_000_000;
-      String held = w.awaitEvent("HELD", since, 3000);
-      return "worker "
-          + w.id
-          + " held "
-          + resource
-          + " token "
-          + f[3]
-          + " ("
-          + attempt
-          + "); successor token "
-          + token
-          + " acquired and registered in "
-          + tookMs
-          + " ms; the holder: "
-          + held;
+      return null;
     }
+  }
+
+  /** One try of {@link #cutInTransaction()} with worker {@code w}; null if it missed. */
+  private String cutInTransaction(WorkerProc w, Successor successor) throws Exception {
+    long since = w.eventCount();
+    Files.writeString(w.holdRequest, "");
+    String holding = w.awaitEvent("HOLDING", since, 1500);
+    if (holding == null && Files.deleteIfExists(w.holdRequest)) {
+      nemesisLog(Fault.CUT_IN_TRANSACTION + " missed: worker " + w.id + " took no request");
+      return null;
+    }
+    if (holding == null) {
+      holding = w.awaitEvent("HOLDING", since, 1500);
+      if (holding == null) {
+        nemesisLog(Fault.CUT_IN_TRANSACTION + " missed: worker " + w.id + " held nothing");
+        return null;
+      }
+    }
+    String[] f = holding.split(" ");
+    String resource = f[2];
+    String attempt = f[5];
+    long started = System.nanoTime();
+    successor.deleteLock(resource);
+    long token = successor.takeOver(resource);
+    long tookMs = (System.nanoTime() - started) / 1_000_000;
+    String held = w.awaitEvent("HELD", since, 3000);
+    String done =
+        "worker "
+            + w.id
+            + " held "
+            + resource
+            + " token "
+            + f[3]
+            + " ("
+            + attempt
+            + "); successor token "
+            + token
+            + " acquired and registered in "
+            + tookMs
+            + " ms; the holder: "
+            + held;
+    if (held == null || held.contains(" timeout ")) {
+      // The holder committed without the successor in sight, or never: not this fault's history.
+      nemesisLog(Fault.CUT_IN_TRANSACTION + " missed: " + done);
+      return null;
+    }
+    return done;
   }
 
   /** Running, unpaused workers holding a lease, polled for up to {@code ms}. */

@@ -607,21 +607,25 @@ public final class Worker {
   /**
    * Polls, inside the held transaction (so it is never idle), until the successor waits for this
    * transaction ({@code waited}) or a newer registration of the resource has committed ({@code
-   * registered}); {@code timeout} if neither happened by {@code deadline}.
+   * registered}); {@code timeout} if neither happened by {@code deadline}. The server keeps one
+   * view of {@code pg_stat_activity} per transaction: each poll drops it first.
    */
   private String awaitSuccessor(Connection c, Lease lease, long deadline) throws SQLException {
-    try (PreparedStatement poll =
-        c.prepareStatement(
-            "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_stat_activity a"
-                + " WHERE a.application_name = ?"
-                + " AND pg_catalog.pg_backend_pid() = ANY (pg_catalog.pg_blocking_pids(a.pid))),"
-                + " EXISTS (SELECT 1 FROM "
-                + schema
-                + ".registrations r WHERE r.resource = ? AND r.token > ?)")) {
+    try (PreparedStatement fresh =
+            c.prepareStatement("SELECT pg_catalog.pg_stat_clear_snapshot()");
+        PreparedStatement poll =
+            c.prepareStatement(
+                "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_stat_activity a"
+                    + " WHERE a.application_name = ?"
+                    + " AND pg_catalog.pg_backend_pid() = ANY (pg_catalog.pg_blocking_pids(a.pid))),"
+                    + " EXISTS (SELECT 1 FROM "
+                    + schema
+                    + ".registrations r WHERE r.resource = ? AND r.token > ?)")) {
       poll.setString(1, successorApp);
       poll.setString(2, lease.resource());
       poll.setLong(3, lease.token().value());
       while (System.nanoTime() - deadline < 0) {
+        fresh.execute();
         try (ResultSet rs = poll.executeQuery()) {
           rs.next();
           if (rs.getBoolean(1)) {
