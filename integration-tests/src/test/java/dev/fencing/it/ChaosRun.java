@@ -47,7 +47,11 @@ final class ChaosRun {
     CLIENT_PAUSE(1, "CLIENT PAUSE ALL on the primary for 1-3 lease times"),
     PG_TERMINATE(2, "pg_terminate_backend of a worker's backends"),
     PROXY_STALL(2, "Redis proxy forwards nothing for 0.5-2.5 lease times"),
-    PROXY_CUT(1, "every Redis connection cut at the proxy");
+    PROXY_CUT(1, "every Redis connection cut at the proxy"),
+    CUT_IN_TRANSACTION(
+        2,
+        "a holder's Redis lock deleted while its transaction, already written to, is open; a"
+            + " successor acquires and registers at once, then the holder commits");
 
     final int weight;
     final String description;
@@ -348,7 +352,123 @@ final class ChaosRun {
         proxy.cutAll();
         yield "all connections";
       }
+      case CUT_IN_TRANSACTION -> cutInTransaction();
     };
+  }
+
+  /**
+   * The history the fence row's share lock exists for, built on purpose (random pauses cannot: a
+   * frozen transaction is idle, and the lease-time idle timeout ends it). A worker that holds a
+   * lease is asked for a held step ({@link Worker}): it writes 1-3 items in an open transaction,
+   * says {@code HOLDING}, and keeps the transaction open and busy. The nemesis then deletes the
+   * worker's lock in Redis and at once acquires the resource with the next token and registers
+   * ({@link Successor}); the worker commits, with no further statement, as soon as that
+   * registration waits for its transaction (the share lock its writes took on the fence row) or has
+   * committed (nothing locked the row). With the lock, the holder commits before the registration;
+   * without it, its commit lands after the registration and the checker sees {@code stale-accepted}
+   * and {@code not-registered-holder}. Skipped (not counted as fired) if no worker holds a lease,
+   * the asked worker wrote nothing within 3 s, or it did not commit on seeing the successor.
+   */
+  private String cutInTransaction() throws Exception {
+    primary.cli("PING"); // waits out a CLIENT PAUSE, which would hold the cut up
+    try (Successor successor =
+        Successor.connect(
+            primary.port(),
+            "it-" + suffix + ":",
+            settings.mode,
+            schema,
+            fenceSchema,
+            appPrefix() + Successor.APP_SUFFIX,
+            settings.leaseMs)) {
+      for (int tries = 0; tries < 3; tries++) {
+        List<WorkerProc> holders = awaitHolders(2000);
+        if (holders.isEmpty()) {
+          nemesisLog(Fault.CUT_IN_TRANSACTION + " missed: no worker held a lease for 2 s");
+          continue;
+        }
+        WorkerProc w = holders.get(random.nextInt(holders.size()));
+        String done = cutInTransaction(w, successor);
+        if (done != null) {
+          return done;
+        }
+      }
+      return null;
+    }
+  }
+
+  /** One try of {@link #cutInTransaction()} with worker {@code w}; null if it missed. */
+  private String cutInTransaction(WorkerProc w, Successor successor) throws Exception {
+    long since = w.eventCount();
+    Files.writeString(w.holdRequest, "");
+    String holding = w.awaitEvent("HOLDING", since, 1500);
+    if (holding == null && Files.deleteIfExists(w.holdRequest)) {
+      nemesisLog(Fault.CUT_IN_TRANSACTION + " missed: worker " + w.id + " took no request");
+      return null;
+    }
+    if (holding == null) {
+      holding = w.awaitEvent("HOLDING", since, 1500);
+      if (holding == null) {
+        nemesisLog(Fault.CUT_IN_TRANSACTION + " missed: worker " + w.id + " held nothing");
+        return null;
+      }
+    }
+    String[] f = holding.split(" ");
+    String resource = f[2];
+    String attempt = f[5];
+    long started = System.nanoTime();
+    long token;
+    try {
+      successor.deleteLock(resource);
+      token = successor.takeOver(resource);
+    } catch (SQLException | RuntimeException e) {
+      // The holder waits out its two lease times and commits: no successor, no share-lock history.
+      nemesisLog(Fault.CUT_IN_TRANSACTION + " missed: the successor failed: " + e);
+      w.awaitEvent("HELD", since, 3000);
+      return null;
+    }
+    long tookMs = (System.nanoTime() - started) / 1_000_000;
+    String held = w.awaitEvent("HELD", since, 3000);
+    String done =
+        "worker "
+            + w.id
+            + " held "
+            + resource
+            + " token "
+            + f[3]
+            + " ("
+            + attempt
+            + "); successor token "
+            + token
+            + " acquired and registered in "
+            + tookMs
+            + " ms; the holder: "
+            + held;
+    if (held == null || held.contains(" timeout ")) {
+      // The holder committed without the successor in sight, or never: not this fault's history.
+      nemesisLog(Fault.CUT_IN_TRANSACTION + " missed: " + done);
+      return null;
+    }
+    return done;
+  }
+
+  /** Running, unpaused workers holding a lease, polled for up to {@code ms}. */
+  private List<WorkerProc> awaitHolders(long ms) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+    do {
+      List<WorkerProc> holders =
+          workers.stream()
+              .filter(w -> !paused.containsKey(w.id) && w.alive() && w.holding())
+              .toList();
+      if (!holders.isEmpty()) {
+        return holders;
+      }
+      sleep(10);
+    } while (System.nanoTime() - deadline < 0);
+    return List.of();
+  }
+
+  private String appPrefix() {
+    return "fencing-it-" + suffix;
   }
 
   /** Appends a line to the run's {@code nemesis.log} (what was injected, when). */
@@ -489,6 +609,7 @@ final class ChaosRun {
     final int id;
     final Path events;
     final Path output;
+    final Path holdRequest;
     private volatile Process process;
     private int starts;
 
@@ -496,6 +617,7 @@ final class ChaosRun {
       this.id = id;
       this.events = settings.dir.resolve("worker-" + id + ".events");
       this.output = settings.dir.resolve("worker-" + id + ".log");
+      this.holdRequest = settings.dir.resolve("worker-" + id + ".hold");
     }
 
     /** Whether its last event says it is inside a job (holding, or believing it holds, a lease). */
@@ -525,7 +647,37 @@ final class ChaosRun {
     }
 
     String appName() {
-      return "fencing-it-" + suffix + "-w" + id;
+      return appPrefix() + "-w" + id;
+    }
+
+    /** The number of events written so far. */
+    long eventCount() {
+      try (Stream<String> lines = Files.lines(events, StandardCharsets.UTF_8)) {
+        return lines.count();
+      } catch (IOException e) {
+        return 0;
+      }
+    }
+
+    /**
+     * The first event of {@code kind} after the first {@code skip} events, polled for up to {@code
+     * ms}; null if none came.
+     */
+    String awaitEvent(String kind, long skip, long ms) {
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+      do {
+        try (Stream<String> lines = Files.lines(events, StandardCharsets.UTF_8)) {
+          String found =
+              lines.skip(skip).filter(l -> l.startsWith(kind + " ")).findFirst().orElse(null);
+          if (found != null) {
+            return found;
+          }
+        } catch (IOException e) {
+          // not written yet
+        }
+        sleep(5);
+      } while (System.nanoTime() - deadline < 0);
+      return null;
     }
 
     boolean alive() {
@@ -560,7 +712,9 @@ final class ChaosRun {
               "start=" + starts++,
               "shapes=" + settings.shapes,
               "events=" + events,
-              "appName=" + appName()));
+              "appName=" + appName(),
+              "hold=" + holdRequest,
+              "successorApp=" + appPrefix() + Successor.APP_SUFFIX));
       try {
         process =
             new ProcessBuilder(command)

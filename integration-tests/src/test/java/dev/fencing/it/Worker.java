@@ -17,7 +17,10 @@ import dev.fencing.jdbc.StaleTokenException;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -61,9 +64,10 @@ import org.redisson.config.Config;
  * <p>Events go to an append-only file, one line each, so they survive {@code kill -9}: {@code
  * ACQUIRED r t lease shape}, {@code ATTEMPT r t a}, {@code ACCEPT r t a}, {@code REJECT r t a},
  * {@code ERROR r t a msg}, {@code LOST r t}, {@code CRASH}, {@code UNSCOPED r 0 a
- * accepted|refused}, and two that the run counts as violations: {@code REFUSED} (rejected while the
- * fence still names this lease) and {@code DROPPED} (an upsert wrote nothing while the fence names
- * this lease).
+ * accepted|refused}, {@code HOLDING r t lease a} and {@code HELD r t a waited|registered|timeout}
+ * (a held step, see {@link #heldStep}), and two that the run counts as violations: {@code REFUSED}
+ * (rejected while the fence still names this lease) and {@code DROPPED} (an upsert wrote nothing
+ * while the fence names this lease).
  */
 public final class Worker {
 
@@ -83,6 +87,9 @@ public final class Worker {
   private final int stepJitterMs;
   private final int txPauseMs;
   private final double crashProbability;
+  private final long leaseMs;
+  private final Path holdRequest;
+  private final String successorApp;
   private long attempts;
 
   private Worker(Map<String, String> args) throws IOException {
@@ -106,13 +113,19 @@ public final class Worker {
     this.stepJitterMs = Integer.parseInt(args.getOrDefault("jitterMs", "60"));
     this.txPauseMs = Integer.parseInt(args.getOrDefault("txPauseMs", "30"));
     this.crashProbability = Double.parseDouble(args.getOrDefault("crash", "0.02"));
+    this.leaseMs = Long.parseLong(args.get("leaseMs"));
+    String hold = args.getOrDefault("hold", "");
+    this.holdRequest = hold.isBlank() ? null : Path.of(hold);
+    this.successorApp = args.getOrDefault("successorApp", "");
   }
 
   /**
    * Entry point; arguments are {@code key=value}: id, mode, redis, jdbc, db ({@link
    * ChaosDatabase#name()}, postgres if absent), schema, fenceSchema, prefix, leaseMs, resources,
    * seed, start (how many times this worker was started before), events, jitterMs, txPauseMs,
-   * crash, appName, shapes (comma-separated {@link Shape} names; all if absent).
+   * crash, appName, shapes (comma-separated {@link Shape} names; all if absent), hold (the file
+   * whose appearance asks for a {@link #heldStep held step}) and successorApp (the application name
+   * of the successor that the held step waits for).
    */
   public static void main(String[] argv) throws Exception {
     Map<String, String> args = new HashMap<>();
@@ -302,14 +315,18 @@ public final class Worker {
       }
       // The process passed its check; a pause from here on makes it a stale writer.
       sleep(random.nextInt(stepJitterMs + 1));
-      String attempt = id + "." + start + "-" + (++attempts);
+      boolean held = holdRequested();
+      String attempt = id + "." + start + "-" + (++attempts) + (held ? "-held" : "");
       log("ATTEMPT " + resource + " " + token + " " + attempt);
       try {
         int rejected;
         if (mode.equals("off")) {
-          rejected = step(pool, lease, attempt, shape);
+          rejected = held ? heldStep(pool, lease, attempt) : step(pool, lease, attempt, shape);
         } else {
-          rejected = Fencing.call(believed, () -> step(db, lease, attempt, shape));
+          rejected =
+              Fencing.call(
+                  believed,
+                  () -> held ? heldStep(db, lease, attempt) : step(db, lease, attempt, shape));
         }
         if (rejected == 0) {
           log("ACCEPT " + resource + " " + token + " " + attempt);
@@ -509,6 +526,112 @@ public final class Worker {
         throw e;
       }
       // TOGGLE leaves auto-commit off: the DAO relies on the pool to restore it.
+    }
+  }
+
+  /** Whether the nemesis asked for a held step (the request is consumed). */
+  private boolean holdRequested() {
+    if (holdRequest == null) {
+      return false;
+    }
+    try {
+      return Files.deleteIfExists(holdRequest);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * The step the nemesis's {@code CUT_IN_TRANSACTION} fault asks for: 1-3 items (rows no successor
+   * writes, so only the resource fence can refuse them) in an open transaction, then {@code
+   * HOLDING} and a wait, the transaction kept busy, until the successor's registration either waits
+   * for this transaction (the fence row's share lock, taken by the first write) or has committed
+   * (nothing locked the row); then the commit, with no further statement. The nemesis meanwhile
+   * deletes this lease's Redis key and acquires and registers as the successor. Waits at most two
+   * lease times for it.
+   */
+  private int heldStep(DataSource ds, Lease lease, String attempt) throws SQLException {
+    boolean guarded = mode.equals("guarded");
+    try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        int n = 1 + random.nextInt(3);
+        for (int i = 0; i < n; i++) {
+          try (PreparedStatement item = itemUpsert(c, guarded)) {
+            bindItem(item, lease, random.nextInt(ChaosSchema.ITEMS), attempt);
+            expectOne(item.executeUpdate(), lease, attempt, "item");
+          }
+        }
+        log(
+            "HOLDING "
+                + lease.resource()
+                + " "
+                + lease.token().value()
+                + " "
+                + lease.leaseId()
+                + " "
+                + attempt);
+        long started = System.nanoTime();
+        String seen = awaitSuccessor(c, lease, started + leaseMs * 2_000_000L);
+        log(
+            "HELD "
+                + lease.resource()
+                + " "
+                + lease.token().value()
+                + " "
+                + attempt
+                + " "
+                + seen
+                + " after "
+                + (System.nanoTime() - started) / 1_000_000
+                + " ms, committing");
+        c.commit();
+        return 0;
+      } catch (SQLException | RuntimeException e) {
+        try {
+          c.rollback();
+        } catch (SQLException ignored) {
+          e.addSuppressed(ignored);
+        }
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * Polls, inside the held transaction (so it is never idle), until the successor waits for this
+   * transaction ({@code waited}) or a newer registration of the resource has committed ({@code
+   * registered}); {@code timeout} if neither happened by {@code deadline}. The server keeps one
+   * view of {@code pg_stat_activity} per transaction: each poll drops it first.
+   */
+  private String awaitSuccessor(Connection c, Lease lease, long deadline) throws SQLException {
+    try (PreparedStatement fresh =
+            c.prepareStatement("SELECT pg_catalog.pg_stat_clear_snapshot()");
+        PreparedStatement poll =
+            c.prepareStatement(
+                "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_stat_activity a"
+                    + " WHERE a.application_name = ?"
+                    + " AND pg_catalog.pg_backend_pid() = ANY (pg_catalog.pg_blocking_pids(a.pid))),"
+                    + " EXISTS (SELECT 1 FROM "
+                    + schema
+                    + ".registrations r WHERE r.resource = ? AND r.token > ?)")) {
+      poll.setString(1, successorApp);
+      poll.setString(2, lease.resource());
+      poll.setLong(3, lease.token().value());
+      while (System.nanoTime() - deadline < 0) {
+        fresh.execute();
+        try (ResultSet rs = poll.executeQuery()) {
+          rs.next();
+          if (rs.getBoolean(1)) {
+            return "waited";
+          }
+          if (rs.getBoolean(2)) {
+            return "registered";
+          }
+        }
+        sleep(5);
+      }
+      return "timeout";
     }
   }
 
