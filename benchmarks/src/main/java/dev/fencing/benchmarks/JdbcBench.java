@@ -26,10 +26,6 @@ import org.jooq.impl.SQLDataType;
  * the workers of one job do.
  */
 final class JdbcBench {
-
-  /** The raw diagnostic's batch marker (the library draws one per batched statement). */
-  private static final String BATCH_MARKER = FenceSql.newBatchMarker();
-
   static final String PLAIN = "plain UPDATE";
   static final String ROW_GUARD = "row guard only (hand-written)";
   static final String DEFAULT = "row guard + fence (default)";
@@ -172,8 +168,7 @@ final class JdbcBench {
     // What a guarded batch in a transaction runs (the verify, then the rows' batched form), on a
     // pool connection without the library's proxies: separates the SQL's cost from the wrapper's.
     FenceSql.Bound fenceSql = new FenceSql(env.fenceSchema).bind(lease);
-    String rawGuardedSql =
-        fenceSql.update(accounts, "balance = balance + ?", "id = ?").batched(BATCH_MARKER);
+    String rawGuardedSql = fenceSql.update(accounts, "balance = balance + ?", "id = ?").batched();
     long token = lease.token().value();
     List<Harness.Variant> variants =
         List.of(
@@ -298,7 +293,6 @@ final class JdbcBench {
                 try (Connection c = env.pool.getConnection()) {
                   c.setAutoCommit(false);
                   try (PreparedStatement verify = c.prepareStatement(fenceSql.verify())) {
-                    verify.setString(1, BATCH_MARKER);
                     verify.execute();
                   }
                   try (PreparedStatement s = c.prepareStatement(rawGuardedSql)) {

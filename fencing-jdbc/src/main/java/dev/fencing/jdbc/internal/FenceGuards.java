@@ -17,9 +17,8 @@ public interface FenceGuards {
 
   /**
    * Locks the fence row and, if it names this registration, returns one row (and, where the
-   * database has transaction-local state, sets the batch's marker in the transaction); none
-   * otherwise. Takes one parameter: the batch's marker ({@link FenceSql#newBatchMarker()}), which
-   * the rows of {@link FenceSql.Guarded#batched(String)} check.
+   * database has transaction-local state, sets the registration's batch marker in the transaction,
+   * which the rows of {@link FenceSql.Guarded#batched()} check); none otherwise.
    */
   String verify();
 

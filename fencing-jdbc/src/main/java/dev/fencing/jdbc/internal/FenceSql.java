@@ -24,7 +24,6 @@ public final class FenceSql {
   private static final int MAX_CACHED_STATEMENTS = 256;
   private static final String GUARD_VERIFIED = "fencing.guard_verified";
   private static final Pattern LEASE_ID = Pattern.compile("[A-Za-z0-9_-]{1,128}");
-  private static final Pattern BATCH_MARKER = Pattern.compile("[0-9a-f]{32}");
   private static final SecureRandom RANDOM = new SecureRandom();
 
   /**
@@ -74,49 +73,33 @@ public final class FenceSql {
   /**
    * A guarded statement in two forms, both enforced by the database.
    *
-   * <p>{@code sql} carries the row guard and the fence predicate ({@link Bound#fenceHeld()}): for
-   * single executions and auto-commit batches. The batched form, for the rows of a batch inside a
-   * transaction, carries the row guard and a check of the batch's marker in place of the fence
-   * lookup: {@link #batched(String)} writes the marker between {@code markedHead} and {@code
-   * markedTail}. Its rows write only after {@link FenceGuards#verify()}, in the same transaction,
-   * locked the fence row and set that marker; without it a row writes nothing. A statement whose
-   * batched rows carry the full fence check has no marker ({@code markedTail} null).
-   *
-   * @param sql the single-execution form
-   * @param markedHead the batched form up to the marker, or the whole batched form
-   * @param markedTail the batched form after the marker, or null if it takes no marker
+   * @param sql the row guard and the fence predicate ({@link Bound#fenceHeld()}): for single
+   *     executions and auto-commit batches
+   * @param batched for the rows of a batch inside a transaction: the row guard and a check of the
+   *     registration's batch marker in place of the fence lookup. Its rows write only after {@link
+   *     Bound#verify()}, in the same transaction, locked the fence row and set that marker; without
+   *     it a row writes nothing. Where the database has no transaction-local state, the same as
+   *     {@code sql}.
    */
-  public record Guarded(String sql, String markedHead, String markedTail) {
+  public record Guarded(String sql, String batched) {
 
     /** Checks that both forms are there. */
     public Guarded {
       Objects.requireNonNull(sql, "sql");
-      Objects.requireNonNull(markedHead, "markedHead");
+      Objects.requireNonNull(batched, "batched");
     }
 
     /** A statement whose batched rows are {@code sql} itself, fence lookup included. */
     public static Guarded checkedPerRow(String sql) {
-      return new Guarded(sql, sql, null);
-    }
-
-    /**
-     * The batched form for one batch's marker.
-     *
-     * @throws IllegalArgumentException unless {@code marker} is one of {@link #newBatchMarker()}'s
-     */
-    public String batched(String marker) {
-      if (!BATCH_MARKER.matcher(marker).matches()) {
-        throw new IllegalArgumentException("not a batch marker: " + marker);
-      }
-      return markedTail == null ? markedHead : markedHead + marker + markedTail;
+      return new Guarded(sql, sql);
     }
   }
 
   /**
-   * A fresh, unguessable marker for one batched statement: 32 hexadecimal digits from a {@link
-   * SecureRandom}. No session can hold it unless the statement's own verify set it.
+   * A fresh, unguessable batch marker: 32 hexadecimal digits from a {@link SecureRandom}. No
+   * session holds it unless a verify of its registration set it in the open transaction.
    */
-  public static String newBatchMarker() {
+  private static String newBatchMarker() {
     byte[] bytes = new byte[16];
     RANDOM.nextBytes(bytes);
     return HexFormat.of().formatHex(bytes);
@@ -129,7 +112,7 @@ public final class FenceSql {
     private final String stamp;
     private final String rowGuard;
     private final String fenceHeld;
-    private final String markHead;
+    private final String markedCheck;
     private final String resourceLiteral;
     private final String verify;
     private final String idleTimeout;
@@ -180,7 +163,11 @@ public final class FenceSql {
       String boundIdle =
           "set_config('idle_in_transaction_session_timeout', '" + idleTimeout + "', true)";
       String names = " AND f.token = " + token + " AND f.lease_id = '" + leaseId + "'";
-      this.markHead = "pg_catalog.current_setting('" + GUARD_VERIFIED + "', true) = '";
+      // Drawn per registration, not per transaction or statement: the statements keep one text,
+      // so the driver's and the server's prepared statements are reused from batch to batch.
+      String marker = newBatchMarker();
+      this.markedCheck =
+          "pg_catalog.current_setting('" + GUARD_VERIFIED + "', true) = '" + marker + "'";
       this.fenceHeld =
           "EXISTS (SELECT 1 FROM "
               + fenceTable
@@ -199,7 +186,9 @@ public final class FenceSql {
               + resourceLiteral
               + " FOR SHARE OF f) SELECT pg_catalog.set_config('"
               + GUARD_VERIFIED
-              + "', ?, true), "
+              + "', '"
+              + marker
+              + "', true), "
               + boundIdle
               + " FROM locked f WHERE true"
               + names;
@@ -215,8 +204,8 @@ public final class FenceSql {
     }
 
     /**
-     * Locks the fence row and, if the locked row names this registration, sets the batch's marker
-     * (the one parameter) transaction-locally and returns it in one row; returns no row otherwise.
+     * Locks the fence row and, if the locked row names this registration, sets this registration's
+     * batch marker transaction-locally and returns one row; returns no row otherwise.
      */
     public String verify() {
       return verify;
@@ -314,12 +303,13 @@ public final class FenceSql {
      * row's time, measured).
      */
     private Guarded rowMarked(String rowGuarded) {
-      return new Guarded(rowGuarded + fenceHeld, rowGuarded + "(ctid IS NULL OR " + markHead, "')");
+      return new Guarded(
+          rowGuarded + fenceHeld, rowGuarded + "(ctid IS NULL OR " + markedCheck + ")");
     }
 
     private Guarded buildInsert(String table, List<String> columns) {
       return new Guarded(
-          insertPrefix(table, columns, fenceHeld), insertPrefix(table, columns, markHead), "'");
+          insertPrefix(table, columns, fenceHeld), insertPrefix(table, columns, markedCheck));
     }
 
     private Guarded buildUpsert(String table, List<String> columns, List<String> conflictColumns) {
@@ -347,8 +337,7 @@ public final class FenceSql {
               + " OR fenced_target.fence_resource <> EXCLUDED.fence_resource";
       return new Guarded(
           insertPrefix(table, columns, fenceHeld) + onConflict,
-          insertPrefix(table, columns, markHead),
-          "'" + onConflict);
+          insertPrefix(table, columns, markedCheck) + onConflict);
     }
 
     private String insertPrefix(String table, List<String> columns, String fenceCheck) {

@@ -21,12 +21,12 @@ import java.util.function.BooleanSupplier;
  * transaction of its own so that its settings are transaction-local too.
  *
  * <p>No write's safety depends on that view. Every guarded statement carries a check the database
- * enforces: the fence predicate, or, for the rows of a batch inside a transaction, the batch's own
- * marker that {@link FenceSql.Bound#verify()} set in the same transaction right before the batch,
- * after locking the fence row. The view only saves the trigger settings' round trip; when it is
- * wrong (the transaction was ended or rewound behind the wrapper's back), a strict trigger refuses
- * the write. With pgjdbc, the view also follows the server's own report of whether a transaction is
- * open.
+ * enforces: the fence predicate, or, for the rows of a batch inside a transaction, the random
+ * marker of the registration that {@link FenceSql.Bound#verify()} set in the same transaction right
+ * before the batch, after locking the fence row. The view only saves the trigger settings' round
+ * trip; when it is wrong (the transaction was ended or rewound behind the wrapper's back), a strict
+ * trigger refuses the write. With pgjdbc, the view also follows the server's own report of whether
+ * a transaction is open.
  */
 public final class FencedConnection extends ForwardingConnection {
 
@@ -170,16 +170,14 @@ public final class FencedConnection extends ForwardingConnection {
 
   /**
    * Right before a batch inside a transaction, in that transaction: locks the fence row and sets
-   * the batch's marker, so that the batch's rows (which check that marker only) may write. Refuses
-   * the batch if the fence does not name this lease.
+   * the registration's batch marker, so that the batch's rows (which check that marker only) may
+   * write. Refuses the batch if the fence does not name this lease.
    */
-  void verifyBatch(String marker) throws SQLException {
+  void verifyBatch() throws SQLException {
     boolean verified;
-    try (PreparedStatement verify = delegate.prepareStatement(guards.verify())) {
-      verify.setString(1, marker);
-      try (ResultSet row = verify.executeQuery()) {
-        verified = row.next();
-      }
+    try (PreparedStatement verify = delegate.prepareStatement(guards.verify());
+        ResultSet row = verify.executeQuery()) {
+      verified = row.next();
     }
     if (!verified) {
       classifyNoRows();

@@ -8,11 +8,11 @@ import java.util.Map;
 /**
  * A guarded statement. Executed alone, or batched in auto-commit mode, it runs the form that
  * carries the row guard and the fence predicate. Batched inside a transaction, its rows go to the
- * form that carries the row guard and a check of this statement's own marker (random, never shown
- * to anything but this connection); right before every such batch, in the same transaction, the
- * connection locks the fence row and sets that marker transaction-locally (or refuses the batch),
- * so no row can write without the database having checked the fence in this transaction. A write
- * that affected no row is classified with one read of the fence.
+ * form that carries the row guard and a check of the registration's marker (random, never shown
+ * outside the statements of this registration); right before every such batch, in the same
+ * transaction, the connection locks the fence row and sets that marker transaction-locally (or
+ * refuses the batch), so no row can write without the database having checked the fence in this
+ * transaction. A write that affected no row is classified with one read of the fence.
  *
  * <p>Parameters set before the first {@code addBatch} inside a transaction are remembered and
  * replayed onto the batched form; from then on they go straight to it.
@@ -22,7 +22,6 @@ final class GuardedPreparedStatement extends BindingPreparedStatement {
   private final FenceSql.Guarded sql;
   private Map<Integer, Binding> bindings;
   private PreparedStatement batch;
-  private String batchMarker;
 
   GuardedPreparedStatement(
       FencedConnection connection, PreparedStatement delegate, FenceSql.Guarded sql) {
@@ -46,8 +45,7 @@ final class GuardedPreparedStatement extends BindingPreparedStatement {
         delegate.addBatch();
         return;
       }
-      batchMarker = FenceSql.newBatchMarker();
-      batch = connection.prepareUnrouted(sql.batched(batchMarker));
+      batch = connection.prepareUnrouted(sql.batched());
       if (bindings != null) {
         for (Binding binding : bindings.values()) {
           binding.apply(batch);
@@ -66,7 +64,7 @@ final class GuardedPreparedStatement extends BindingPreparedStatement {
     requireTransaction();
     return execution(
         () -> {
-          connection.verifyBatch(batchMarker);
+          connection.verifyBatch();
           return batch.executeBatch();
         });
   }
@@ -79,7 +77,7 @@ final class GuardedPreparedStatement extends BindingPreparedStatement {
     requireTransaction();
     return execution(
         () -> {
-          connection.verifyBatch(batchMarker);
+          connection.verifyBatch();
           return batch.executeLargeBatch();
         });
   }

@@ -301,7 +301,7 @@ public final class MariaDbDialect implements FenceDialect {
               + leaseId
               + "' LOCK IN SHARE MODE";
       this.fenceHeld = "EXISTS (SELECT 1 FROM " + fenceTable + " f WHERE" + names + ")";
-      this.verify = "SELECT ? FROM " + fenceTable + " f WHERE" + names;
+      this.verify = "SELECT 1 FROM " + fenceTable + " f WHERE" + names;
       this.idleTimeout = Math.max(1, lease.leaseTime().toMillis()) + "ms";
     }
 
