@@ -311,7 +311,7 @@ work:
            :: fenceOk && !aborted -> rowWrite()
            :: else   /* zero rows: StaleTokenException, the transaction goes on */
            fi
-        :: /* batch row: row guard AND the batch's marker, set by its verify in this transaction */
+        :: /* batch row: row guard AND the marker, set by a verify in this transaction */
 #ifdef BATCH_NOMARK
            !autocommit ->
 #else
