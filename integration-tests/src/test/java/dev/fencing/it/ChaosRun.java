@@ -221,6 +221,10 @@ final class ChaosRun {
           String done = inject(fault);
           if (done != null) {
             faultCounts.merge(fault, 1, Integer::sum);
+          } else {
+            // skipped (nothing to bite at this moment): back at the bottom of the deck, so that
+            // every kind still fires within the run
+            deck.add(0, fault);
           }
           nemesisLog(fault + " " + (done == null ? "skipped" : done));
         } catch (RuntimeException e) {
@@ -318,10 +322,11 @@ final class ChaosRun {
         yield "worker " + w.id + " for " + pause + " ms, its last event: " + last;
       }
       case KILL_WORKER -> {
-        WorkerProc w = workers.get(random.nextInt(workers.size()));
-        if (paused.containsKey(w.id)) {
+        List<WorkerProc> running = workers.stream().filter(w -> !paused.containsKey(w.id)).toList();
+        if (running.isEmpty()) {
           yield null;
         }
+        WorkerProc w = running.get(random.nextInt(running.size()));
         w.kill();
         yield "worker " + w.id;
       }
