@@ -12,8 +12,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * MariaDB's side of {@link StaleBlockerWatch}: ends ({@code KILL CONNECTION}) the sessions that
@@ -47,28 +45,17 @@ import org.slf4j.LoggerFactory;
  * registration fails at once with a message that says which privilege is missing (and, for {@code
  * KILL}, names the blocker).
  */
-public final class MariaDbStaleBlockerWatch implements AutoCloseable {
+public final class MariaDbStaleBlockerWatch extends BlockerWatch {
 
-  private static final Logger log = LoggerFactory.getLogger(MariaDbStaleBlockerWatch.class);
   private static final int KILL_DENIED = 1095;
   private static final int ACCESS_DENIED = 1227;
-  private static final String INSUFFICIENT_PRIVILEGE = "42501";
-  private static final long POLL_MILLIS = 50;
 
   /** Longer than InnoDB's lock-view cache may be old (100 ms), with room for a busy machine. */
   static final long CONFIRM_MILLIS = 250;
 
-  private final DataSource dataSource;
-  private final Lease lease;
   private final long waiterThread;
-  private final Statement waiting;
-  private final Duration waitedFor;
   private final String candidates;
-  private final Object wake = new Object();
-  private final Thread thread;
   private final Map<Long, Sighting> sightings = new HashMap<>();
-  private boolean stopped;
-  private volatile SQLException failure;
 
   private record Sighting(long trxId, long queryId, long seenAtNanos) {}
 
@@ -79,11 +66,8 @@ public final class MariaDbStaleBlockerWatch implements AutoCloseable {
       long waiterThread,
       Statement waiting,
       Duration waitedFor) {
-    this.dataSource = dataSource;
-    this.lease = lease;
+    super(dataSource, lease, waiting, waitedFor);
     this.waiterThread = waiterThread;
-    this.waiting = waiting;
-    this.waitedFor = waitedFor;
     String fenceTable =
         MariaDbDialect.quote(schema) + "." + MariaDbDialect.quote(FenceSchema.FENCE_TABLE);
     String sharedOnTheRow =
@@ -115,8 +99,6 @@ public final class MariaDbStaleBlockerWatch implements AutoCloseable {
             + " AND EXISTS (SELECT 1 FROM "
             + fenceTable
             + " f WHERE f.resource = ? AND f.token < ?)";
-    this.thread = new Thread(this::run, "fencing-registration-watch");
-    thread.setDaemon(true);
   }
 
   /**
@@ -134,98 +116,56 @@ public final class MariaDbStaleBlockerWatch implements AutoCloseable {
       Duration waitedFor) {
     MariaDbStaleBlockerWatch watch =
         new MariaDbStaleBlockerWatch(dataSource, schema, lease, waiterThread, waiting, waitedFor);
-    watch.thread.start();
+    watch.begin();
     return watch;
   }
 
-  /**
-   * Stops watching and returns why the watch failed, if it did (then it also cancelled the waiting
-   * statement).
-   */
-  public SQLException stop() {
-    synchronized (wake) {
-      stopped = true;
-      wake.notifyAll();
-    }
-    try {
-      thread.join();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    return failure;
-  }
-
   @Override
-  public void close() {
-    stop();
+  Sweep prepare(Connection watching) throws SQLException {
+    PreparedStatement find = watching.prepareStatement(candidates);
+    try {
+      Statement kill = watching.createStatement();
+      String lockData = "'" + lease.resource() + "'";
+      find.setLong(1, waiterThread);
+      find.setString(2, lockData);
+      find.setString(3, lockData);
+      find.setString(4, lockData);
+      find.setString(5, lease.resource());
+      find.setLong(6, lease.token().value());
+      return new Sweep() {
+        @Override
+        public void run() throws SQLException {
+          sweep(find, kill);
+        }
+
+        @Override
+        public void close() throws SQLException {
+          try (find;
+              kill) {
+            // closes both
+          }
+        }
+      };
+    } catch (SQLException | RuntimeException e) {
+      find.close();
+      throw e;
+    }
   }
 
-  private void run() {
-    Connection watching;
-    try {
-      watching = dataSource.getConnection();
-    } catch (SQLException e) {
-      failure =
-          new SQLException(
-              "registering token "
-                  + lease.token()
-                  + " for \""
-                  + lease.resource()
-                  + "\": after "
-                  + waitedFor
-                  + " the fence row is still locked, and no second connection was available to"
-                  + " find and end the stale holder: "
-                  + e.getMessage(),
-              e.getSQLState(),
-              e);
-      cancelWaiting(failure);
-      return;
-    }
-    try (Connection connection = watching) {
-      connection.setAutoCommit(true);
-      try (PreparedStatement find = connection.prepareStatement(candidates);
-          Statement kill = connection.createStatement()) {
-        String lockData = "'" + lease.resource() + "'";
-        find.setLong(1, waiterThread);
-        find.setString(2, lockData);
-        find.setString(3, lockData);
-        find.setString(4, lockData);
-        find.setString(5, lease.resource());
-        find.setLong(6, lease.token().value());
-        while (!stopped() && lease.isHeld()) {
-          try (ResultSet blocker = find.executeQuery()) {
-            while (blocker.next()) {
-              seen(kill, blocker);
-            }
-          } catch (SQLException e) {
-            throw e.getErrorCode() == ACCESS_DENIED ? noProcessPrivilege(e) : e;
-          }
-          pause();
-        }
+  private void sweep(PreparedStatement find, Statement kill) throws SQLException {
+    try (ResultSet blocker = find.executeQuery()) {
+      while (blocker.next()) {
+        seen(kill, blocker);
       }
     } catch (SQLException e) {
-      failure = e;
-      cancelWaiting(e);
-    } catch (RuntimeException e) {
-      failure = new SQLException("watching the registration's blockers failed: " + e, e);
-      cancelWaiting(failure);
+      throw e.getErrorCode() == ACCESS_DENIED ? noProcessPrivilege(e) : e;
     }
   }
 
   private SQLException noProcessPrivilege(SQLException e) {
-    return new SQLException(
-        "registering token "
-            + lease.token()
-            + " for \""
-            + lease.resource()
-            + "\": after "
-            + waitedFor
-            + " the fence row is still locked, and this user may not read InnoDB's lock views to"
-            + " find a stale holder: grant it PROCESS (and CONNECTION ADMIN to end it), or switch"
-            + " FenceOptions.endStaleBlockers off to wait up to the registration timeout instead ("
-            + e.getMessage()
-            + ")",
-        INSUFFICIENT_PRIVILEGE,
+    return insufficientPrivilege(
+        ", and this user may not read InnoDB's lock views to find a stale holder: grant it"
+            + " PROCESS (and CONNECTION ADMIN to end it)",
         e);
   }
 
@@ -277,64 +217,18 @@ public final class MariaDbStaleBlockerWatch implements AutoCloseable {
       }
       sightings.remove(threadId);
       if (ended) {
-        log.warn(
-            "registering token {} for \"{}\": ended {}, which still locked the fence row for an"
-                + " older registration after {}",
-            lease.token(),
-            lease.resource(),
-            description,
-            waitedFor);
+        ended(description);
       }
     } catch (SQLException e) {
       if (e.getErrorCode() != KILL_DENIED) {
         throw e;
       }
-      throw new SQLException(
-          "registering token "
-              + lease.token()
-              + " for \""
-              + lease.resource()
-              + "\": after "
-              + waitedFor
-              + " the fence row is still locked for an older registration by "
+      throw insufficientPrivilege(
+          " for an older registration by "
               + description
               + ", and this user may not end it: grant it CONNECTION ADMIN, or end that"
-              + " connection, or switch FenceOptions.endStaleBlockers off to wait up to the"
-              + " registration timeout instead ("
-              + e.getMessage()
-              + ")",
-          INSUFFICIENT_PRIVILEGE,
+              + " connection",
           e);
-    }
-  }
-
-  private boolean stopped() {
-    synchronized (wake) {
-      return stopped;
-    }
-  }
-
-  private void pause() {
-    synchronized (wake) {
-      if (!stopped) {
-        try {
-          wake.wait(POLL_MILLIS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          stopped = true;
-        }
-      }
-    }
-  }
-
-  private void cancelWaiting(SQLException why) {
-    if (stopped()) {
-      return;
-    }
-    try {
-      waiting.cancel();
-    } catch (SQLException e) {
-      why.addSuppressed(e);
     }
   }
 }

@@ -9,8 +9,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Ends the sessions that keep a registration waiting on its fence row for an <em>older</em>
@@ -37,23 +35,11 @@ import org.slf4j.LoggerFactory;
  * fails with SQLState {@code 42501} and cancels the waiting statement, so the registration fails at
  * once with a message that names the blocker.
  */
-public final class StaleBlockerWatch implements AutoCloseable {
+public final class StaleBlockerWatch extends BlockerWatch {
 
-  private static final Logger log = LoggerFactory.getLogger(StaleBlockerWatch.class);
-  private static final String INSUFFICIENT_PRIVILEGE = "42501";
-  private static final long POLL_MILLIS = 50;
-
-  private final DataSource dataSource;
-  private final Lease lease;
   private final int waiterPid;
-  private final Statement waiting;
-  private final Duration waitedFor;
   private final String candidates;
   private final String endOne;
-  private final Object wake = new Object();
-  private final Thread thread;
-  private boolean stopped;
-  private volatile SQLException failure;
 
   private StaleBlockerWatch(
       DataSource dataSource,
@@ -62,11 +48,8 @@ public final class StaleBlockerWatch implements AutoCloseable {
       int waiterPid,
       Statement waiting,
       Duration waitedFor) {
-    this.dataSource = dataSource;
-    this.lease = lease;
+    super(dataSource, lease, waiting, waitedFor);
     this.waiterPid = waiterPid;
-    this.waiting = waiting;
-    this.waitedFor = waitedFor;
     String fence = FenceSchema.fenceTable(schema);
     String fenceLocks =
         " FROM pg_locks l WHERE l.pid = b.pid AND l.locktype = 'relation' AND l.database ="
@@ -89,8 +72,6 @@ public final class StaleBlockerWatch implements AutoCloseable {
     this.candidates =
         "SELECT b.pid, a.usename, a.state, a.wait_event, a.xact_start" + staleBlockers;
     this.endOne = "SELECT pg_terminate_backend(b.pid)" + staleBlockers + " AND b.pid = ?";
-    this.thread = new Thread(this::run, "fencing-registration-watch");
-    thread.setDaemon(true);
   }
 
   /**
@@ -108,73 +89,41 @@ public final class StaleBlockerWatch implements AutoCloseable {
       Duration waitedFor) {
     StaleBlockerWatch watch =
         new StaleBlockerWatch(dataSource, schema, lease, waiterPid, waiting, waitedFor);
-    watch.thread.start();
+    watch.begin();
     return watch;
   }
 
-  /**
-   * Stops watching and returns why the watch failed, if it did (then it also cancelled the waiting
-   * statement).
-   */
-  public SQLException stop() {
-    synchronized (wake) {
-      stopped = true;
-      wake.notifyAll();
-    }
-    try {
-      thread.join();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    return failure;
-  }
-
   @Override
-  public void close() {
-    stop();
+  Sweep prepare(Connection watching) throws SQLException {
+    PreparedStatement find = watching.prepareStatement(candidates);
+    try {
+      PreparedStatement end = watching.prepareStatement(endOne);
+      return new Sweep() {
+        @Override
+        public void run() throws SQLException {
+          sweep(find, end);
+        }
+
+        @Override
+        public void close() throws SQLException {
+          try (find;
+              end) {
+            // closes both
+          }
+        }
+      };
+    } catch (SQLException | RuntimeException e) {
+      find.close();
+      throw e;
+    }
   }
 
-  private void run() {
-    Connection watching;
-    try {
-      watching = dataSource.getConnection();
-    } catch (SQLException e) {
-      failure =
-          new SQLException(
-              "registering token "
-                  + lease.token()
-                  + " for \""
-                  + lease.resource()
-                  + "\": after "
-                  + waitedFor
-                  + " the fence row is still locked, and no second connection was available to"
-                  + " find and end the stale holder: "
-                  + e.getMessage(),
-              e.getSQLState(),
-              e);
-      cancelWaiting(failure);
-      return;
-    }
-    try (Connection connection = watching) {
-      connection.setAutoCommit(true);
-      try (PreparedStatement find = connection.prepareStatement(candidates);
-          PreparedStatement end = connection.prepareStatement(endOne)) {
-        while (!stopped() && lease.isHeld()) {
-          bind(find);
-          try (ResultSet blocker = find.executeQuery()) {
-            while (blocker.next()) {
-              endBlocker(end, blocker);
-            }
-          }
-          pause();
-        }
+  private void sweep(PreparedStatement find, PreparedStatement end) throws SQLException {
+    bind(find);
+    try (ResultSet blocker = find.executeQuery()) {
+      while (blocker.next()) {
+        endBlocker(end, blocker);
       }
-    } catch (SQLException e) {
-      failure = e;
-      cancelWaiting(e);
-    } catch (RuntimeException e) {
-      failure = new SQLException("watching the registration's blockers failed: " + e, e);
-      cancelWaiting(failure);
     }
   }
 
@@ -196,34 +145,17 @@ public final class StaleBlockerWatch implements AutoCloseable {
     end.setInt(5, pid);
     try (ResultSet ended = end.executeQuery()) {
       if (ended.next() && ended.getBoolean(1)) {
-        log.warn(
-            "registering token {} for \"{}\": ended {}, which still locked the fence row for an"
-                + " older registration after {}",
-            lease.token(),
-            lease.resource(),
-            description,
-            waitedFor);
+        ended(description);
       }
     } catch (SQLException e) {
       if (!INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
         throw e;
       }
-      throw new SQLException(
-          "registering token "
-              + lease.token()
-              + " for \""
-              + lease.resource()
-              + "\": after "
-              + waitedFor
-              + " the fence row is still locked for an older registration by "
+      throw insufficientPrivilege(
+          " for an older registration by "
               + description
               + ", and this role may not end it: grant it pg_signal_backend (a superuser's"
-              + " backend can only be ended by a superuser), or end that session, or switch"
-              + " FenceOptions.endStaleBlockers off to wait up to the registration timeout"
-              + " instead ("
-              + e.getMessage()
-              + ")",
-          INSUFFICIENT_PRIVILEGE,
+              + " backend can only be ended by a superuser), or end that session",
           e);
     }
   }
@@ -233,35 +165,5 @@ public final class StaleBlockerWatch implements AutoCloseable {
     statement.setInt(2, waiterPid);
     statement.setString(3, lease.resource());
     statement.setLong(4, lease.token().value());
-  }
-
-  private boolean stopped() {
-    synchronized (wake) {
-      return stopped;
-    }
-  }
-
-  private void pause() {
-    synchronized (wake) {
-      if (!stopped) {
-        try {
-          wake.wait(POLL_MILLIS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          stopped = true;
-        }
-      }
-    }
-  }
-
-  private void cancelWaiting(SQLException why) {
-    if (stopped()) {
-      return;
-    }
-    try {
-      waiting.cancel();
-    } catch (SQLException e) {
-      why.addSuppressed(e);
-    }
   }
 }
