@@ -22,14 +22,15 @@ abstract class BlockerWatch implements AutoCloseable {
   static final String INSUFFICIENT_PRIVILEGE = "42501";
   private static final long POLL_MILLIS = 50;
 
-  /** The statements one database prepared on the watching connection to sweep with. */
-  interface Sweep extends AutoCloseable {
+  /**
+   * One database's sweep, over statements it prepared on the watching connection (they close with
+   * that connection).
+   */
+  @FunctionalInterface
+  interface Sweep {
 
     /** Finds the stale blockers of the registration, as they are now, and ends them. */
     void run() throws SQLException;
-
-    @Override
-    void close() throws SQLException;
   }
 
   private final Logger log = LoggerFactory.getLogger(getClass());
@@ -49,6 +50,29 @@ abstract class BlockerWatch implements AutoCloseable {
     this.waitedFor = waitedFor;
     this.thread = new Thread(this::run, "fencing-registration-watch");
     thread.setDaemon(true);
+  }
+
+  /**
+   * Runs the registration's {@code waiting} call under {@code watch} (none if null) and stops the
+   * watch after it. If the watch failed, its failure is thrown (it cancelled the call), with the
+   * call's own failure suppressed.
+   */
+  static <T> T around(BlockerWatch watch, SqlCall<T> waiting) throws SQLException {
+    if (watch == null) {
+      return waiting.call();
+    }
+    try {
+      return waiting.call();
+    } catch (SQLException e) {
+      SQLException watchFailure = watch.stop();
+      if (watchFailure != null) {
+        watchFailure.addSuppressed(e);
+        throw watchFailure;
+      }
+      throw e;
+    } finally {
+      watch.stop();
+    }
   }
 
   /** Prepares, on the watching connection, what {@link Sweep#run()} needs. */
@@ -99,11 +123,10 @@ abstract class BlockerWatch implements AutoCloseable {
     }
     try (Connection connection = watching) {
       connection.setAutoCommit(true);
-      try (Sweep sweep = prepare(connection)) {
-        while (!stopped() && lease.isHeld()) {
-          sweep.run();
-          pause();
-        }
+      Sweep sweep = prepare(connection);
+      while (!stopped() && lease.isHeld()) {
+        sweep.run();
+        pause();
       }
     } catch (SQLException e) {
       failure = e;

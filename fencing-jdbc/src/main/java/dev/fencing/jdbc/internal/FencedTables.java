@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * The tables that have a {@code fence_token} column, read once from the catalog of one connection.
@@ -141,21 +142,7 @@ public final class FencedTables {
    * could reach unchecked.
    */
   public FencedTables withoutEnforcementTrigger() {
-    Map<String, Table> qualified = new HashMap<>();
-    Map<String, Table> visible = new HashMap<>();
-    byQualifiedName.forEach(
-        (key, table) -> {
-          if (!table.hasEnforcementTrigger()) {
-            qualified.put(key, table);
-          }
-        });
-    visibleByName.forEach(
-        (key, table) -> {
-          if (!table.hasEnforcementTrigger()) {
-            visible.put(key, table);
-          }
-        });
-    return new FencedTables(qualified, visible, standardStrings);
+    return filtered(table -> !table.hasEnforcementTrigger());
   }
 
   /**
@@ -163,17 +150,21 @@ public final class FencedTables {
    * and must not see them.
    */
   FencedTables onlyInSchema(String schema) {
+    return filtered(table -> table.schema().equals(schema));
+  }
+
+  private FencedTables filtered(Predicate<Table> keep) {
     Map<String, Table> qualified = new HashMap<>();
     Map<String, Table> visible = new HashMap<>();
     byQualifiedName.forEach(
         (key, table) -> {
-          if (table.schema().equals(schema)) {
+          if (keep.test(table)) {
             qualified.put(key, table);
           }
         });
     visibleByName.forEach(
         (key, table) -> {
-          if (table.schema().equals(schema)) {
+          if (keep.test(table)) {
             visible.put(key, table);
           }
         });

@@ -170,20 +170,7 @@ public final class MariaDbDialect implements FenceDialect {
                   ? null
                   : MariaDbStaleBlockerWatch.start(
                       dataSource, schema, lease, threadId, register, endBlockersAfter);
-          try {
-            register.executeUpdate();
-          } catch (SQLException e) {
-            SQLException watchFailure = watch == null ? null : watch.stop();
-            if (watchFailure != null) {
-              watchFailure.addSuppressed(e);
-              throw watchFailure;
-            }
-            throw e;
-          } finally {
-            if (watch != null) {
-              watch.stop();
-            }
-          }
+          BlockerWatch.around(watch, register::executeUpdate);
         }
         // The upsert holds the row's exclusive lock: the row read now is the one it left.
         Registrations.requireFenceNames(connection, readFence(), lease);

@@ -123,33 +123,15 @@ public final class MariaDbStaleBlockerWatch extends BlockerWatch {
   @Override
   Sweep prepare(Connection watching) throws SQLException {
     PreparedStatement find = watching.prepareStatement(candidates);
-    try {
-      Statement kill = watching.createStatement();
-      String lockData = "'" + lease.resource() + "'";
-      find.setLong(1, waiterThread);
-      find.setString(2, lockData);
-      find.setString(3, lockData);
-      find.setString(4, lockData);
-      find.setString(5, lease.resource());
-      find.setLong(6, lease.token().value());
-      return new Sweep() {
-        @Override
-        public void run() throws SQLException {
-          sweep(find, kill);
-        }
-
-        @Override
-        public void close() throws SQLException {
-          try (find;
-              kill) {
-            // closes both
-          }
-        }
-      };
-    } catch (SQLException | RuntimeException e) {
-      find.close();
-      throw e;
-    }
+    Statement kill = watching.createStatement();
+    String lockData = "'" + lease.resource() + "'";
+    find.setLong(1, waiterThread);
+    find.setString(2, lockData);
+    find.setString(3, lockData);
+    find.setString(4, lockData);
+    find.setString(5, lease.resource());
+    find.setLong(6, lease.token().value());
+    return () -> sweep(find, kill);
   }
 
   private void sweep(PreparedStatement find, Statement kill) throws SQLException {

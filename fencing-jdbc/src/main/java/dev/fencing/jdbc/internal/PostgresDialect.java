@@ -124,20 +124,14 @@ public final class PostgresDialect implements FenceDialect {
                   ? null
                   : StaleBlockerWatch.start(
                       dataSource, schema, lease, pid, register, endBlockersAfter);
-          try (ResultSet row = register.executeQuery()) {
-            registered = row.next();
-          } catch (SQLException e) {
-            SQLException watchFailure = watch == null ? null : watch.stop();
-            if (watchFailure != null) {
-              watchFailure.addSuppressed(e);
-              throw watchFailure;
-            }
-            throw e;
-          } finally {
-            if (watch != null) {
-              watch.stop();
-            }
-          }
+          registered =
+              BlockerWatch.around(
+                  watch,
+                  () -> {
+                    try (ResultSet row = register.executeQuery()) {
+                      return row.next();
+                    }
+                  });
         }
         if (!registered) {
           // registered already by this very lease (a retry after a lost reply): not a refusal

@@ -96,26 +96,8 @@ public final class StaleBlockerWatch extends BlockerWatch {
   @Override
   Sweep prepare(Connection watching) throws SQLException {
     PreparedStatement find = watching.prepareStatement(candidates);
-    try {
-      PreparedStatement end = watching.prepareStatement(endOne);
-      return new Sweep() {
-        @Override
-        public void run() throws SQLException {
-          sweep(find, end);
-        }
-
-        @Override
-        public void close() throws SQLException {
-          try (find;
-              end) {
-            // closes both
-          }
-        }
-      };
-    } catch (SQLException | RuntimeException e) {
-      find.close();
-      throw e;
-    }
+    PreparedStatement end = watching.prepareStatement(endOne);
+    return () -> sweep(find, end);
   }
 
   private void sweep(PreparedStatement find, PreparedStatement end) throws SQLException {
