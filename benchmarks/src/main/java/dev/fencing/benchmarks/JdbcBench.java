@@ -30,6 +30,10 @@ final class JdbcBench {
   static final String ROW_GUARD = "row guard only (hand-written)";
   static final String DEFAULT = "row guard + fence (default)";
   static final String TRIGGER = "trigger mode (plain UPDATE in scope)";
+  static final String RAW_FENCED =
+      "row guard + fence, raw connection (the library's SQL, no proxy)";
+  static final String RAW_NO_LOCK =
+      "the same without FOR SHARE (unsafe: bound of any fence without a row lock)";
 
   static final String BATCH_PLAIN = "plain batch";
   static final String BATCH_GUARDED = "guarded batch (default)";
@@ -150,11 +154,50 @@ final class JdbcBench {
                             }
                           });
                 }));
+    variants = new java.util.ArrayList<>(variants);
+    variants.addAll(writeDiagnostics(explicit));
     return Harness.run(
         "one-row update, " + (explicit ? "BEGIN..COMMIT" : "auto-commit"),
         threads,
         timing,
         variants);
+  }
+
+  /**
+   * What a guarded one-row update sends, on a pool connection without the library's proxies, and
+   * the same SQL without its row lock: the first is the floor of the library's default mode, the
+   * second bounds any design that reads the fence without locking it (none is safe, see
+   * BENCHMARKS.md). Reported, not goals.
+   */
+  private List<Harness.Variant> writeDiagnostics(boolean explicit) {
+    String fenced =
+        new FenceSql(env.fenceSchema).bind(lease).update(accounts, "balance = ?", "id = ?").sql();
+    String unlocked = fenced.replace(" FOR SHARE OF f)", ")");
+    if (unlocked.equals(fenced)) {
+      throw new IllegalStateException("no FOR SHARE in the guarded SQL: " + fenced);
+    }
+    List<Harness.Variant> variants = new java.util.ArrayList<>();
+    for (String[] variant : new String[][] {{RAW_FENCED, fenced}, {RAW_NO_LOCK, unlocked}}) {
+      String sql = variant[1];
+      variants.add(
+          new Harness.Variant(
+              variant[0],
+              thread -> {
+                Rows rows = new Rows(thread);
+                return () -> {
+                  try (Connection c = env.pool.getConnection()) {
+                    begin(c, explicit);
+                    try (PreparedStatement s = c.prepareStatement(sql)) {
+                      s.setLong(1, rows.counter);
+                      s.setLong(2, rows.next());
+                      expectOne(s.executeUpdate());
+                    }
+                    commit(c, explicit);
+                  }
+                };
+              }));
+    }
+    return variants;
   }
 
   /** Benchmark 3: transactions of 1,000 batched one-row updates. */

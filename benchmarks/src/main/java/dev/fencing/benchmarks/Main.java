@@ -38,7 +38,7 @@ public final class Main {
 
   static final Set<String> ALL =
       new LinkedHashSet<>(
-          List.of("lease", "writes", "batch", "jooq", "rewrite", "heartbeat", "memory"));
+          List.of("lease", "writes", "batch", "jooq", "bulk", "rewrite", "heartbeat", "memory"));
 
   /** Run only when named: {@code mariadb} needs a MariaDB server (--mariadb URL). */
   static final Set<String> KNOWN = new LinkedHashSet<>(List.of("mariadb"));
@@ -215,7 +215,8 @@ public final class Main {
       if (only.contains("writes")
           || only.contains("batch")
           || only.contains("jooq")
-          || only.contains("rewrite")) {
+          || only.contains("rewrite")
+          || only.contains("bulk")) {
         LeaseOptions leaseOptions = LeaseOptions.defaults().withKeyPrefix(env.prefix + "db:");
         try (RedisLeaseManager redisLeases = RedisLeaseManager.create(env.redisson, leaseOptions);
             Lease lease =
@@ -244,6 +245,10 @@ public final class Main {
           if (only.contains("jooq")) {
             progress("jOOQ");
             report.group(jdbc.jooq(1, timing), JdbcBench.JDBC_PLAIN);
+          }
+          if (only.contains("bulk")) {
+            progress("trigger mode, 100,000-row bulk UPDATE");
+            report.group(new BulkBench(env, lease).run(timing), BulkBench.PLAIN);
           }
           if (only.contains("rewrite")) {
             progress("plain SQL rewrite");
