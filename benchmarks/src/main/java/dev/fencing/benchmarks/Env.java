@@ -50,7 +50,21 @@ final class Env implements AutoCloseable {
         // plain and guarded one-row updates, and the billing batch
         table("accounts"),
         // the same table with the enforcement trigger (strict)
-        table("accounts_trig"));
+        table("accounts_trig"),
+        // the same with a minimal PL/pgSQL row trigger: the floor of any trigger design
+        table("accounts_min_trig"),
+        "ALTER TABLE "
+            + schema
+            + ".accounts_min_trig ADD COLUMN fence_token bigint NOT NULL DEFAULT 0",
+        "CREATE FUNCTION "
+            + schema
+            + ".stamp_constant() RETURNS trigger LANGUAGE plpgsql AS"
+            + " $$ BEGIN NEW.fence_token := 1; RETURN NEW; END $$",
+        "CREATE TRIGGER stamp BEFORE UPDATE ON "
+            + schema
+            + ".accounts_min_trig FOR EACH ROW EXECUTE FUNCTION "
+            + schema
+            + ".stamp_constant()");
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(jdbcUrl);
     config.setMaximumPoolSize(poolSize);
@@ -64,7 +78,10 @@ final class Env implements AutoCloseable {
             .fence(schema + ".accounts")
             .enforce(schema + ".accounts_trig", EnforcementMode.STRICT)
             .build());
-    exec("VACUUM ANALYZE " + schema + ".accounts", "VACUUM ANALYZE " + schema + ".accounts_trig");
+    exec(
+        "VACUUM ANALYZE " + schema + ".accounts",
+        "VACUUM ANALYZE " + schema + ".accounts_trig",
+        "VACUUM ANALYZE " + schema + ".accounts_min_trig");
     fenceOptions = FenceOptions.defaults().withSchema(fenceSchema);
     db = FencedDataSource.wrap(pool, fenceOptions);
     triggerDb = FencedDataSource.wrap(pool, fenceOptions.withTriggerMode(true));

@@ -32,6 +32,8 @@ final class JdbcBench {
   static final String TRIGGER = "trigger mode (plain UPDATE in scope)";
   static final String RAW_FENCED =
       "row guard + fence, raw connection (the library's SQL, no proxy)";
+  static final String TRIGGER_FLOOR =
+      "trigger floor: the settings and the UPDATE on a minimal row trigger, raw connection";
   static final String RAW_NO_LOCK =
       "the same without FOR SHARE (unsafe: bound of any fence without a row lock)";
 
@@ -197,7 +199,40 @@ final class JdbcBench {
                 };
               }));
     }
+    String minimalTrigger =
+        new FenceSql(env.fenceSchema).bind(lease).triggerSettings()
+            + "; UPDATE "
+            + env.qualified("accounts_min_trig")
+            + " SET balance = ? WHERE id = ?";
+    variants.add(
+        new Harness.Variant(
+            TRIGGER_FLOOR,
+            thread -> {
+              Rows rows = new Rows(thread);
+              return () -> {
+                try (Connection c = env.pool.getConnection()) {
+                  begin(c, explicit);
+                  try (PreparedStatement s = c.prepareStatement(minimalTrigger)) {
+                    s.setLong(1, rows.counter);
+                    s.setLong(2, rows.next());
+                    s.execute();
+                    expectOne(updateCountAfterTheSettings(s));
+                  }
+                  commit(c, explicit);
+                }
+              };
+            }));
     return variants;
+  }
+
+  /** The update count of {@code settings; UPDATE}, after the settings' result set. */
+  private static int updateCountAfterTheSettings(PreparedStatement s) throws SQLException {
+    while (s.getUpdateCount() == -1) {
+      if (!s.getMoreResults() && s.getUpdateCount() == -1) {
+        return -1;
+      }
+    }
+    return s.getUpdateCount();
   }
 
   /** Benchmark 3: transactions of 1,000 batched one-row updates. */

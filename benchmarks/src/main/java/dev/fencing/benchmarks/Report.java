@@ -55,6 +55,10 @@ final class Report {
           result.ratio(JdbcBench.RAW_NO_LOCK, JdbcBench.PLAIN),
           Double.NaN);
       ratioGoal(
+          what + "trigger floor: settings + minimal row trigger / plain",
+          result.ratio(JdbcBench.TRIGGER_FLOOR, JdbcBench.PLAIN),
+          Double.NaN);
+      ratioGoal(
           what + "trigger mode / plain",
           result.ratio(JdbcBench.TRIGGER, JdbcBench.PLAIN),
           threads == 1 ? (autoCommit ? 0.70 : 0.85) : Double.NaN);
