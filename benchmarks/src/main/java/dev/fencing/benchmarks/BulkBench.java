@@ -17,7 +17,7 @@ import java.util.List;
  * (rolled back), with and without the enforcement trigger, against trigger designs that bound what
  * any trigger could cost. Each variant has a table of its own, vacuumed before every measured
  * statement, so that no variant pays for another one's dead rows. One statement per variant and
- * round, rounds in rotating order; the report's ops/s is statements per second.
+ * round, in a shuffled order; the report's ops/s is statements per second.
  */
 final class BulkBench {
   static final String PLAIN = "no trigger";
@@ -66,8 +66,7 @@ final class BulkBench {
     double[][] perSecond = new double[n][rounds];
     long[][] nanos = new long[n][rounds];
     for (int round = 0; round < rounds; round++) {
-      for (int k = 0; k < n; k++) {
-        int i = (k + round) % n;
+      for (int i : Harness.order(n, round)) {
         long took = once(variants.get(i));
         nanos[i][round] = took;
         perSecond[i][round] = 1e9 / took;

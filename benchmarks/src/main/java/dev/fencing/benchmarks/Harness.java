@@ -2,15 +2,17 @@ package dev.fencing.benchmarks;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A small closed-loop harness: every variant of a group runs with the same number of threads, once
- * for warm-up, then in several rounds whose variant order rotates, so slow drift on a shared
- * machine hits every variant alike. Ratios are taken per round (variants measured seconds apart)
- * and the median over rounds is reported.
+ * for warm-up, then in several rounds in a shuffled order, so slow drift on a shared machine hits
+ * every variant alike and no variant always runs after the same other one. Ratios are taken per
+ * round (variants measured seconds apart) and the median over rounds is reported.
  */
 final class Harness {
 
@@ -94,8 +96,7 @@ final class Harness {
       measure(variants.get(i), threads, timing.warmupMillis(), null);
     }
     for (int round = 0; round < timing.rounds(); round++) {
-      for (int k = 0; k < n; k++) {
-        int i = (k + round) % n;
+      for (int i : order(n, round)) {
         ops[i][round] = measure(variants.get(i), threads, timing.roundMillis(), latencies.get(i));
       }
     }
@@ -106,6 +107,21 @@ final class Harness {
       results.add(new VariantResult(variants.get(i).name(), ops[i], all));
     }
     return new GroupResult(group, threads, results);
+  }
+
+  /**
+   * The order of the variants in a round: shuffled, seeded by the round so that a run can be
+   * repeated. A rotation would leave every variant behind the same predecessor in every round, and
+   * what a variant leaves in the database (row versions, the fence row's lock state) measurably
+   * slowed or sped up the one after it.
+   */
+  static List<Integer> order(int variants, int round) {
+    List<Integer> order = new ArrayList<>();
+    for (int i = 0; i < variants; i++) {
+      order.add(i);
+    }
+    Collections.shuffle(order, new Random(1_000L + round));
+    return order;
   }
 
   /** Runs one variant for {@code millis}; returns operations per second. */
