@@ -87,8 +87,11 @@ public class SideBySide {
     for (int v = 0; v < names.size(); v++) for (int t = 0; t < threads; t++) conns[v][t] = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
     for (int r = -1; r < rounds; r++) {
       double[] rate = new double[names.size()];
+      List<Integer> order = new ArrayList<>();
+      for (int k = 0; k < names.size(); k++) order.add(k);
+      Collections.shuffle(order, new Random(1000L + r)); // a rotation keeps each variant behind the same one
       for (int k = 0; k < names.size(); k++) {
-        int v = (k + Math.max(r, 0)) % names.size();
+        int v = order.get(k);
         Op op = ops.get(names.get(v));
         long end = System.nanoTime() + (r < 0 ? 800 : ms) * 1_000_000L;
         long[] count = new long[threads];
