@@ -2,6 +2,7 @@ package dev.fencing.benchmarks;
 
 import dev.fencing.core.Lease;
 import dev.fencing.jdbc.Fencing;
+import dev.fencing.jdbc.internal.FenceSql;
 import dev.fencing.migrations.EnforcementMode;
 import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.migrations.MigrationOptions;
@@ -33,10 +34,12 @@ final class BulkBench {
 
   private final Env env;
   private final Lease lease;
+  private final String settings;
 
   BulkBench(Env env, Lease lease) {
     this.env = env;
     this.lease = lease;
+    this.settings = new FenceSql(env.fenceSchema).bind(lease).triggerSettings();
   }
 
   private record Variant(String name, String table, BulkUpdate run) {}
@@ -94,7 +97,7 @@ final class BulkBench {
     try (Connection c = env.pool.getConnection()) {
       c.setAutoCommit(false);
       try (Statement s = c.createStatement()) {
-        s.execute(settings());
+        s.execute(settings);
         expectAll(s.executeUpdate(update(table)));
       } finally {
         c.rollback();
@@ -121,16 +124,6 @@ final class BulkBench {
 
   private static String update(String table) {
     return "UPDATE " + table + " SET balance = balance + 1";
-  }
-
-  private String settings() {
-    return "SELECT set_config('fencing.resource', '"
-        + lease.resource()
-        + "', true), set_config('fencing.token', '"
-        + lease.token().value()
-        + "', true), set_config('fencing.lease_id', '"
-        + lease.leaseId()
-        + "', true)";
   }
 
   private static void expectAll(int count) {

@@ -172,8 +172,8 @@ final class JdbcBench {
    * BENCHMARKS.md). Reported, not goals.
    */
   private List<Harness.Variant> writeDiagnostics(boolean explicit) {
-    String fenced =
-        new FenceSql(env.fenceSchema).bind(lease).update(accounts, "balance = ?", "id = ?").sql();
+    FenceSql.Bound bound = new FenceSql(env.fenceSchema).bind(lease);
+    String fenced = bound.update(accounts, "balance = ?", "id = ?").sql();
     String unlocked = fenced.replace(" FOR SHARE OF f)", ")");
     if (unlocked.equals(fenced)) {
       throw new IllegalStateException("no FOR SHARE in the guarded SQL: " + fenced);
@@ -200,7 +200,7 @@ final class JdbcBench {
               }));
     }
     String minimalTrigger =
-        new FenceSql(env.fenceSchema).bind(lease).triggerSettings()
+        bound.triggerSettings()
             + "; UPDATE "
             + env.qualified("accounts_min_trig")
             + " SET balance = ? WHERE id = ?";

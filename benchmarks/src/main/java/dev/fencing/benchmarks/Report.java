@@ -46,18 +46,15 @@ final class Report {
           what + "default / plain",
           result.ratio(JdbcBench.DEFAULT, JdbcBench.PLAIN),
           autoCommit && threads == 1 ? 0.95 : 0.93);
-      ratioGoal(
+      reported(
           what + "floor: the library's SQL on a raw connection / plain",
-          result.ratio(JdbcBench.RAW_FENCED, JdbcBench.PLAIN),
-          Double.NaN);
-      ratioGoal(
+          result.ratio(JdbcBench.RAW_FENCED, JdbcBench.PLAIN));
+      reported(
           what + "bound: that SQL without its row lock (unsafe) / plain",
-          result.ratio(JdbcBench.RAW_NO_LOCK, JdbcBench.PLAIN),
-          Double.NaN);
-      ratioGoal(
+          result.ratio(JdbcBench.RAW_NO_LOCK, JdbcBench.PLAIN));
+      reported(
           what + "trigger floor: settings + minimal row trigger / plain",
-          result.ratio(JdbcBench.TRIGGER_FLOOR, JdbcBench.PLAIN),
-          Double.NaN);
+          result.ratio(JdbcBench.TRIGGER_FLOOR, JdbcBench.PLAIN));
       ratioGoal(
           what + "trigger mode / plain",
           result.ratio(JdbcBench.TRIGGER, JdbcBench.PLAIN),
@@ -67,31 +64,26 @@ final class Report {
           "billing batch, " + threads + " thr: guarded / plain",
           result.ratio(JdbcBench.BATCH_GUARDED, JdbcBench.BATCH_PLAIN),
           0.95);
-      ratioGoal(
+      reported(
           "billing batch: floor: the design's row guard + resource stamp, by hand / plain",
-          result.ratio(JdbcBench.BATCH_ROW_GUARD_RESOURCE, JdbcBench.BATCH_PLAIN),
-          Double.NaN);
-      ratioGoal(
+          result.ratio(JdbcBench.BATCH_ROW_GUARD_RESOURCE, JdbcBench.BATCH_PLAIN));
+      reported(
           "billing batch: the library's SQL on a raw connection / plain",
-          result.ratio(JdbcBench.BATCH_RAW_GUARDED, JdbcBench.BATCH_PLAIN),
-          Double.NaN);
+          result.ratio(JdbcBench.BATCH_RAW_GUARDED, JdbcBench.BATCH_PLAIN));
     } else if (name.startsWith("jOOQ")) {
       ratioGoal(
           "jOOQ, " + threads + " thr: FencedDsl / GuardedStatements",
           result.ratio(JdbcBench.JOOQ_FENCED, JdbcBench.JDBC_GUARDED),
           0.97);
-      ratioGoal(
+      reported(
           "jOOQ: floor: jOOQ plain / JDBC plain",
-          result.ratio(JdbcBench.JOOQ_PLAIN, JdbcBench.JDBC_PLAIN),
-          Double.NaN);
-      ratioGoal(
+          result.ratio(JdbcBench.JOOQ_PLAIN, JdbcBench.JDBC_PLAIN));
+      reported(
           "jOOQ: the fence's share in jOOQ: FencedDsl / jOOQ plain",
-          result.ratio(JdbcBench.JOOQ_FENCED, JdbcBench.JOOQ_PLAIN),
-          Double.NaN);
-      ratioGoal(
+          result.ratio(JdbcBench.JOOQ_FENCED, JdbcBench.JOOQ_PLAIN));
+      reported(
           "jOOQ: the fence's share in JDBC: GuardedStatements / JDBC plain",
-          result.ratio(JdbcBench.JDBC_GUARDED, JdbcBench.JDBC_PLAIN),
-          Double.NaN);
+          result.ratio(JdbcBench.JDBC_GUARDED, JdbcBench.JDBC_PLAIN));
     } else if (name.startsWith("trigger mode, 100,000-row bulk")) {
       // time relative to no trigger: the inverse of the ops ratio
       timeGoal("bulk UPDATE: trigger mode, time / no trigger", result, BulkBench.TRIGGER, 1.3);
@@ -112,6 +104,10 @@ final class Report {
             fmt("%.2fx", times),
             hasTarget ? fmt("<= %.1fx", target) : "(reported)",
             !hasTarget || times <= target));
+  }
+
+  private void reported(String what, double ratio) {
+    ratioGoal(what, ratio, Double.NaN);
   }
 
   private void ratioGoal(String what, double ratio, double target) {

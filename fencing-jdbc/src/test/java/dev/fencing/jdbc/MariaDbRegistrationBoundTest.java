@@ -193,25 +193,14 @@ class MariaDbRegistrationBoundTest {
   void aReadOnlyHolderCannotBeNamedAndIsNotEnded() throws Exception {
     String resource = nextResource("read-only");
     Lease a = registered(resource);
-    Connection c = holderConnection();
-    c.setAutoCommit(false);
-    try (Statement s = c.createStatement()) {
-      s.execute(
-          "SELECT 1 FROM "
-              + fenceDb
-              + ".fence WHERE resource = '"
-              + a.resource()
-              + "' LOCK IN SHARE MODE");
-    }
-    long holder = threadId(c);
-    expireInRedis(resource);
-    Lease b = leases.acquire(resource, LeaseRequest.forLeaseTime(LEASE));
-    Duration timeout = LEASE.multipliedBy(2);
 
-    assertThatThrownBy(() -> fence(true, timeout).register(b))
-        .isInstanceOf(SQLTimeoutException.class);
-
-    assertThat(commandOf(holder)).hasValue("Sleep");
+    assertWaitedForAndNotEnded(
+        resource,
+        "SELECT 1 FROM "
+            + fenceDb
+            + ".fence WHERE resource = '"
+            + a.resource()
+            + "' LOCK IN SHARE MODE");
   }
 
   /** Whoever writes the fence row (a registration, an operator) is waited for and never ended. */
@@ -219,25 +208,35 @@ class MariaDbRegistrationBoundTest {
   void aSessionWritingTheFenceRowIsNeverEnded() throws Exception {
     String resource = nextResource("fence-writer");
     registered(resource);
+
+    assertWaitedForAndNotEnded(
+        resource,
+        "UPDATE "
+            + fenceDb
+            + ".fence SET registered_at = registered_at WHERE resource = '"
+            + resource
+            + "'");
+  }
+
+  /**
+   * A session that ran {@code sql} in an open transaction (and then sits idle) makes the next
+   * holder's registration time out, with ending switched on, and is still there afterwards.
+   */
+  private void assertWaitedForAndNotEnded(String resource, String sql) throws Exception {
     Connection c = holderConnection();
     c.setAutoCommit(false);
     try (Statement s = c.createStatement()) {
-      s.execute(
-          "UPDATE "
-              + fenceDb
-              + ".fence SET registered_at = registered_at WHERE resource = '"
-              + resource
-              + "'");
+      s.execute(sql);
     }
-    long writer = threadId(c);
+    long session = threadId(c);
     expireInRedis(resource);
-    Lease b = leases.acquire(resource, LeaseRequest.forLeaseTime(LEASE));
+    Lease next = leases.acquire(resource, LeaseRequest.forLeaseTime(LEASE));
     Duration timeout = LEASE.multipliedBy(2);
 
-    assertThatThrownBy(() -> fence(true, timeout).register(b))
+    assertThatThrownBy(() -> fence(true, timeout).register(next))
         .isInstanceOf(SQLTimeoutException.class);
 
-    assertThat(commandOf(writer)).hasValue("Sleep");
+    assertThat(commandOf(session)).hasValue("Sleep");
   }
 
   /**
