@@ -51,6 +51,14 @@ public final class FenceSchema {
   public static final String SQLSTATE_NO_TOKEN = "ZF003";
 
   /**
+   * SQLSTATE of a JDBC call refused inside the JVM because the scope's lease is already known to be
+   * lost (expired, taken over, superseded or released): nothing was sent to the database. Raised by
+   * fencing-jdbc only, never by the database; like {@link #SQLSTATE_STALE_TOKEN} it means "you are
+   * no longer the holder" and is not transient.
+   */
+  public static final String SQLSTATE_LEASE_LOST = "ZF004";
+
+  /**
    * A function in the fence schema that returns the {@link #CONTRACT_VERSION} the migrations
    * installed there. Calling it through {@link #contractQuery} tells a client whether the schema it
    * was configured with is a migrated fence schema (SQLSTATE {@code 3F000} or {@code 42883} when it
