@@ -2,7 +2,8 @@
  * Redis leases with fencing tokens: atomic acquire, heartbeat, owner-only release, loss events.
  *
  * <p>The public API is the package {@code dev.fencing.core}; {@code dev.fencing.core.internal} is
- * only open to fencing's own modules.
+ * only open to fencing's own modules (fencing-test-support builds its in-memory lease manager on
+ * it).
  */
 module dev.fencing.core {
   requires transitive redisson;
@@ -10,5 +11,6 @@ module dev.fencing.core {
 
   exports dev.fencing.core;
   exports dev.fencing.core.internal to
-      dev.fencing.jdbc;
+      dev.fencing.jdbc,
+      dev.fencing.testing;
 }

@@ -3,27 +3,31 @@ package dev.fencing.testing;
 import dev.fencing.core.LeaseManager;
 import dev.fencing.core.LeaseObserver;
 import dev.fencing.core.LeaseOptions;
-import dev.fencing.core.internal.InMemoryLeaseStore;
-import dev.fencing.core.internal.LeaseLifecycle;
-import dev.fencing.core.internal.Ticker;
 
-/** The lease contract on the in-memory store: the lifecycle alone, without Redis. */
+/**
+ * The published lease contract on {@link InMemoryLeaseManager}: every manager of a test is another
+ * instance on the same in-memory server.
+ */
 class InMemoryContractTest extends LeaseManagerContract {
 
-  private final InMemoryLeaseStore store = new InMemoryLeaseStore(Ticker.SYSTEM);
+  private InMemoryLeaseManager server;
 
   @Override
   protected LeaseManager newManager(LeaseOptions options, LeaseObserver observer) {
-    return LeaseLifecycle.start(store, options, observer);
+    if (server == null) {
+      server = InMemoryLeaseManager.create(options, observer, SettableClock.create());
+      return server;
+    }
+    return server.anotherInstance(options, observer);
   }
 
   @Override
   protected void breakLock(String keyPrefix, String resource) {
-    store.breakLock(resource);
+    server.expireNow(resource);
   }
 
   @Override
   protected int releaseSubscribers(String keyPrefix, String resource) {
-    return store.subscriptions(resource);
+    return server.waiters(resource);
   }
 }

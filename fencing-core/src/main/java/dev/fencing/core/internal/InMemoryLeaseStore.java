@@ -190,6 +190,23 @@ public final class InMemoryLeaseStore implements LeaseStore {
     locks.remove(resource);
   }
 
+  /**
+   * Sets the token counter of {@code resource}, as a server that lost increments (a fail-over to a
+   * lagging replica, a restart without persistence) would have it; zero forgets the counter.
+   */
+  public synchronized void setCounter(String resource, long value) {
+    if (value <= 0) {
+      counters.remove(resource);
+    } else {
+      counters.put(resource, value);
+    }
+  }
+
+  /** Returns the token counter of {@code resource}: the last token handed out, or zero. */
+  public synchronized long counter(String resource) {
+    return counters.getOrDefault(resource, 0L);
+  }
+
   /** Returns whether {@code resource} is locked right now. */
   public synchronized boolean isLocked(String resource) {
     return live(resource) != null;
