@@ -396,7 +396,8 @@ public final class StaleWriterProbe {
       out.append("\n    SQL the FencedDataSource sent:");
       seen.stream().limit(5).forEach(s -> out.append("\n      ").append(s));
     }
-    out.append("\n    How to fence it: ").append(remedy(table, sql != null && seen.isEmpty()));
+    Path path = sql == null ? Path.UNKNOWN : seen.isEmpty() ? Path.AROUND : Path.THROUGH;
+    out.append("\n    How to fence it: ").append(remedy(table, path));
     return out.toString();
   }
 
@@ -405,7 +406,24 @@ public final class StaleWriterProbe {
     return sql.stream().filter(s -> s.toLowerCase(java.util.Locale.ROOT).contains(name)).toList();
   }
 
-  private static String remedy(Table table, boolean aroundTheWrapper) {
+  /** Whether the write went through the FencedDataSource, as far as the recorded SQL tells. */
+  private enum Path {
+    AROUND,
+    THROUGH,
+    UNKNOWN
+  }
+
+  private static final String AROUND_TEXT =
+      "the write did not go through the FencedDataSource in the scope (a connection from the pool"
+          + " itself or another data source, one taken before Fencing.run, or unwrap() to the"
+          + " driver's connection)";
+
+  private static final String THROUGH_TEXT =
+      "the statement went through the FencedDataSource unguarded: the plain-SQL rewriter guards"
+          + " only the INSERT, UPDATE and DELETE forms it can prove (a stored procedure, a function"
+          + " or a trigger of yours writing the table is invisible to it)";
+
+  private static String remedy(Table table, Path path) {
     if (!table.fenced()) {
       return "the table has no fence_token column, so nothing in the database guards it. Fence it"
           + " in the migrations (MigrationOptions.builder().fence(\""
@@ -418,25 +436,34 @@ public final class StaleWriterProbe {
           + "\", EnforcementMode.STRICT) with FenceOptions.withTriggerMode(true)), which also"
           + " refuses writes from connections the wrapper never saw.";
     }
+    if ("lenient".equals(table.enforcement())) {
+      return "the table has the enforcement trigger in lenient mode, which lets writes that carry"
+          + " no lease through: this one came from a connection that did not carry the lease (one"
+          + " from the pool itself or another data source, one taken before Fencing.run, or"
+          + " unwrap() to the driver's connection). Take the connection from the FencedDataSource"
+          + " (trigger mode: FenceOptions.withTriggerMode(true)) inside the scope, or make the"
+          + " trigger strict (EnforcementMode.STRICT), which refuses every write without a lease.";
+    }
     if (table.enforced()) {
-      return "the table has the enforcement trigger, yet the write went through: check that the"
-          + " trigger is enabled and in strict mode (a lenient trigger lets writes without a"
-          + " lease through), and that the session does not skip triggers"
-          + " (session_replication_role).";
+      return "the table has the enforcement trigger in strict mode, yet the write went through:"
+          + " check that the trigger is enabled and that the session does not skip triggers"
+          + " (session_replication_role = replica).";
     }
-    if (aroundTheWrapper) {
-      return "the table is fenced, but the write did not go through the FencedDataSource in the"
-          + " scope (a connection from the pool itself or another data source, one taken before"
-          + " Fencing.run, or unwrap() to the driver's connection). Take the connection from the"
-          + " FencedDataSource inside the scope and do not unwrap it; write through"
-          + " GuardedStatements or FencedDsl. On PostgreSQL, trigger mode (EnforcementMode.STRICT"
-          + " with FenceOptions.withTriggerMode(true)) refuses such writes in the database.";
-    }
-    return "the table is fenced and the statement went through the FencedDataSource unguarded:"
-        + " the plain-SQL rewriter guards only the INSERT, UPDATE and DELETE forms it can prove"
-        + " (a stored procedure, a function or a trigger of yours writing the table is invisible"
-        + " to it). Write it with GuardedStatements or FencedDsl (jOOQ), or, on PostgreSQL, use"
-        + " trigger mode (EnforcementMode.STRICT with FenceOptions.withTriggerMode(true)), which"
-        + " checks every row written whatever the SQL.";
+    String how =
+        switch (path) {
+          case AROUND -> "the table is fenced, but " + AROUND_TEXT + ".";
+          case THROUGH -> "the table is fenced, but " + THROUGH_TEXT + ".";
+          case UNKNOWN ->
+              "the table is fenced, but either "
+                  + AROUND_TEXT
+                  + ", or "
+                  + THROUGH_TEXT
+                  + " (wrap the pool in RecordingDataSource to tell which).";
+        };
+    return how
+        + " Take the connection from the FencedDataSource inside the scope and do not unwrap it;"
+        + " write through GuardedStatements or FencedDsl (jOOQ). On PostgreSQL, trigger mode"
+        + " (EnforcementMode.STRICT with FenceOptions.withTriggerMode(true)) refuses such writes in"
+        + " the database, whatever the connection or the SQL.";
   }
 }

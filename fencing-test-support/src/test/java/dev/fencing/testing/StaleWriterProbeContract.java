@@ -104,6 +104,7 @@ abstract class StaleWriterProbeContract {
         .contains("changed 1 row of " + d.table("accounts") + " (fenced: has fence_token)")
         .contains("balance " + (start + 10) + " -> " + (start + 20))
         .contains("sent no statement naming accounts: the write went around it")
+        .contains("the write did not go through the FencedDataSource in the scope")
         .contains("Take the connection from the FencedDataSource inside the scope")
         .contains("still believed held");
     assertThatThrownBy(() -> d.probe(d.db).check(as -> addToBalance(d.pool::getConnection, 1)))

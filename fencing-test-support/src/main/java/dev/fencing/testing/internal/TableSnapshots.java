@@ -61,7 +61,8 @@ public final class TableSnapshots {
    * @param columns its columns, in order
    * @param key the columns of its primary key; empty if it has none
    * @param fenced whether it has a {@code fence_token} column
-   * @param enforced whether the enforcement trigger is installed on it
+   * @param enforcement the mode of the enforcement trigger installed on it ({@code strict} or
+   *     {@code lenient}), or null if it has none
    */
   public record Table(
       String schema,
@@ -69,7 +70,12 @@ public final class TableSnapshots {
       List<String> columns,
       List<String> key,
       boolean fenced,
-      boolean enforced) {
+      String enforcement) {
+
+    /** Returns whether the enforcement trigger is installed on it. */
+    public boolean enforced() {
+      return enforcement != null;
+    }
 
     /** Returns {@code schema.name}. */
     public String qualified() {
@@ -150,7 +156,7 @@ public final class TableSnapshots {
                 columns,
                 primaryKey(connection, schema, name),
                 fenced,
-                dialect == Dialect.POSTGRES && enforced(connection, schema, name)));
+                dialect == Dialect.POSTGRES ? enforcement(connection, schema, name) : null));
       }
     }
     return List.copyOf(tables);
@@ -301,18 +307,22 @@ public final class TableSnapshots {
         table);
   }
 
-  private static boolean enforced(Connection connection, String schema, String table)
+  private static String enforcement(Connection connection, String schema, String table)
       throws SQLException {
-    return !strings(
+    List<String> definitions =
+        strings(
             connection,
-            "SELECT t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN"
-                + " pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relname = ?"
-                + " AND t.tgname = '"
+            "SELECT pg_get_triggerdef(t.oid) FROM pg_trigger t JOIN pg_class c ON c.oid ="
+                + " t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ?"
+                + " AND c.relname = ? AND t.tgname = '"
                 + ENFORCE_TRIGGER
                 + "' AND t.tgenabled <> 'D'",
             schema,
-            table)
-        .isEmpty();
+            table);
+    if (definitions.isEmpty()) {
+      return null;
+    }
+    return definitions.get(0).contains("'lenient'") ? "lenient" : "strict";
   }
 
   private static List<String> strings(Connection connection, String sql, String... args)
