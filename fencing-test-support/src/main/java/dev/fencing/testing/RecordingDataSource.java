@@ -37,6 +37,13 @@ public final class RecordingDataSource implements DataSource {
   /** How many statements are kept; older ones are dropped. */
   public static final int CAPACITY = 1000;
 
+  /**
+   * Put before a statement recorded on a connection taken outside any {@link
+   * dev.fencing.jdbc.Fencing} scope (on another thread, or before the scope began): the wrapper
+   * handed such a connection out unfenced.
+   */
+  public static final String OUTSIDE_SCOPE = "-- outside any fencing scope: ";
+
   private final DataSource delegate;
   private final List<String> recorded = new ArrayList<>();
   private long dropped;
@@ -84,12 +91,12 @@ public final class RecordingDataSource implements DataSource {
         : List.copyOf(recorded.subList(from, recorded.size()));
   }
 
-  private synchronized void record(String sql) {
+  private synchronized void record(String sql, boolean scoped) {
     if (recorded.size() == CAPACITY) {
       recorded.remove(0);
       dropped++;
     }
-    recorded.add(sql);
+    recorded.add(scoped ? sql : OUTSIDE_SCOPE + sql);
   }
 
   @Override
@@ -103,21 +110,25 @@ public final class RecordingDataSource implements DataSource {
   }
 
   private Connection connection(Connection real) {
-    return proxy(Connection.class, real);
+    return proxy(Connection.class, real, dev.fencing.jdbc.Fencing.currentLease().isPresent());
   }
 
-  private <T> T proxy(Class<T> type, Object real) {
+  private <T> T proxy(Class<T> type, Object real, boolean scoped) {
     return type.cast(
         Proxy.newProxyInstance(
-            RecordingDataSource.class.getClassLoader(), new Class<?>[] {type}, new Handler(real)));
+            RecordingDataSource.class.getClassLoader(),
+            new Class<?>[] {type},
+            new Handler(real, scoped)));
   }
 
   /** Records SQL given to connections and statements, and wraps the statements they return. */
   private final class Handler implements InvocationHandler {
     private final Object real;
+    private final boolean scoped;
 
-    Handler(Object real) {
+    Handler(Object real, boolean scoped) {
       this.real = real;
+      this.scoped = scoped;
     }
 
     @Override
@@ -130,7 +141,7 @@ public final class RecordingDataSource implements DataSource {
         return true;
       }
       if (args != null && args.length > 0 && args[0] instanceof String sql && recordsSql(name)) {
-        record(sql);
+        record(sql, scoped);
       }
       Object result;
       try {
@@ -139,13 +150,13 @@ public final class RecordingDataSource implements DataSource {
         throw e.getCause();
       }
       if (result instanceof CallableStatement && name.equals("prepareCall")) {
-        return proxy(CallableStatement.class, result);
+        return proxy(CallableStatement.class, result, scoped);
       }
       if (result instanceof PreparedStatement && name.equals("prepareStatement")) {
-        return proxy(PreparedStatement.class, result);
+        return proxy(PreparedStatement.class, result, scoped);
       }
       if (result instanceof Statement && name.equals("createStatement")) {
-        return proxy(Statement.class, result);
+        return proxy(Statement.class, result, scoped);
       }
       return result;
     }

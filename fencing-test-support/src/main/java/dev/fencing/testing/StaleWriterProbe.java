@@ -274,7 +274,8 @@ public final class StaleWriterProbe {
       Optional<Throwable> refusal = staleThrew.flatMap(Refusals::find);
       if (staleThrew.isEmpty()) {
         findings.add(
-            "The run as the stale holder completed without being refused"
+            "The run as the stale holder completed without being refused (if the code acquires"
+                + " a lease of its own, such as a @Fenced method, probe the code it runs instead)"
                 + (changes.isEmpty()
                     ? ", although it changed no row: the code swallowed the refusal or wrote"
                         + " nothing this time (a stale holder's job must stop when its write is"
@@ -384,6 +385,10 @@ public final class StaleWriterProbe {
           .append(" more");
     }
     List<String> seen = sql == null ? null : mentioning(sql, table.name());
+    boolean outsideScope =
+        seen != null
+            && !seen.isEmpty()
+            && seen.stream().allMatch(s -> s.startsWith(RecordingDataSource.OUTSIDE_SCOPE));
     if (sql == null) {
       out.append(
           "\n    SQL: not recorded (wrap the pool in RecordingDataSource under the"
@@ -396,7 +401,10 @@ public final class StaleWriterProbe {
       out.append("\n    SQL the FencedDataSource sent:");
       seen.stream().limit(5).forEach(s -> out.append("\n      ").append(s));
     }
-    Path path = sql == null ? Path.UNKNOWN : seen.isEmpty() ? Path.AROUND : Path.THROUGH;
+    Path path =
+        sql == null
+            ? Path.UNKNOWN
+            : seen.isEmpty() ? Path.AROUND : outsideScope ? Path.OUTSIDE_SCOPE : Path.THROUGH;
     out.append("\n    How to fence it: ").append(remedy(table, path));
     return out.toString();
   }
@@ -409,6 +417,7 @@ public final class StaleWriterProbe {
   /** Whether the write went through the FencedDataSource, as far as the recorded SQL tells. */
   private enum Path {
     AROUND,
+    OUTSIDE_SCOPE,
     THROUGH,
     UNKNOWN
   }
@@ -452,6 +461,10 @@ public final class StaleWriterProbe {
     String how =
         switch (path) {
           case AROUND -> "the table is fenced, but " + AROUND_TEXT + ".";
+          case OUTSIDE_SCOPE ->
+              "the table is fenced, but the connection was taken from the FencedDataSource"
+                  + " outside the fencing scope (on another thread than the one in Fencing.run,"
+                  + " or before the scope began), so the wrapper handed it out unfenced.";
           case THROUGH -> "the table is fenced, but " + THROUGH_TEXT + ".";
           case UNKNOWN ->
               "the table is fenced, but either "

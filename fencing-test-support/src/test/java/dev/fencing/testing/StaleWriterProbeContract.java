@@ -158,6 +158,34 @@ abstract class StaleWriterProbeContract {
   }
 
   @Test
+  void aWriteOnAnotherThreadIsReportedAsOutsideTheScope() {
+    ProbeDatabase d = database();
+    java.util.concurrent.ExecutorService other =
+        java.util.concurrent.Executors.newSingleThreadExecutor();
+    try {
+      ProbeReport report =
+          d.probe(d.db)
+              .run(
+                  as ->
+                      other
+                          .submit(
+                              () -> {
+                                addToBalance(d.db::getConnection, 3);
+                                return null;
+                              })
+                          .get(30, java.util.concurrent.TimeUnit.SECONDS));
+
+      assertThat(report.fenced()).isFalse();
+      assertThat(report.changedTables()).containsExactly(d.table("accounts"));
+      assertThat(report.describe())
+          .contains(RecordingDataSource.OUTSIDE_SCOPE + "UPDATE " + d.table("accounts"))
+          .contains("outside the fencing scope (on another thread");
+    } finally {
+      other.shutdownNow();
+    }
+  }
+
+  @Test
   void aWriteToAnUnfencedTableBeforeARefusedOneIsStillFound() {
     ProbeDatabase d = database();
     ProbeReport report =
