@@ -57,6 +57,7 @@ class StaleWriterProbeSpringBootTest {
 
   @Autowired DataSource dataSource;
   @Autowired ChargeDao charges;
+  @Autowired ChargeService service;
 
   @BeforeEach
   void customer() {
@@ -76,6 +77,14 @@ class StaleWriterProbeSpringBootTest {
 
     assertThat(report.fenced()).as(report.describe()).isTrue();
     assertThat(report.staleRunThrew()).containsInstanceOf(StaleLeaseWriteException.class);
+  }
+
+  @Test
+  void aTransactionalServiceOverTheDaoIsFenced() {
+    ProbeReport report =
+        StaleWriterProbe.on(fenced()).withSchemas(SCHEMA).run(as -> service.chargeTwice(1, 300));
+
+    assertThat(report.fenced()).as(report.describe()).isTrue();
   }
 
   @Test
@@ -105,10 +114,26 @@ class StaleWriterProbeSpringBootTest {
     }
   }
 
+  /** Two charges in one transaction: the stale holder's first insert is refused, both roll back. */
+  @org.springframework.stereotype.Service
+  static class ChargeService {
+    private final ChargeDao charges;
+
+    ChargeService(ChargeDao charges) {
+      this.charges = charges;
+    }
+
+    @org.springframework.transaction.annotation.Transactional
+    public void chargeTwice(long customerId, int amountCents) {
+      charges.charge(customerId, amountCents);
+      charges.charge(customerId, amountCents);
+    }
+  }
+
   /** The application under test. */
   @SpringBootConfiguration
   @EnableAutoConfiguration
-  @Import({InMemoryFencingLeases.class, ChargeDao.class})
+  @Import({InMemoryFencingLeases.class, ChargeDao.class, ChargeService.class})
   static class ProbeApp {}
 
   /**
