@@ -4,7 +4,7 @@ package dev.fencing.core;
  * Root of every unchecked exception thrown by fencing. Catch this type to handle all of them.
  *
  * <p>Database errors are not wrapped: fencing-jdbc reports them, including a rejected stale write,
- * as {@link java.sql.SQLException}s.
+ * as {@code java.sql.SQLException}s.
  */
 public class FencingException extends RuntimeException {
   private static final long serialVersionUID = 1L;

@@ -47,6 +47,7 @@ public class FencingShedLockAutoConfiguration {
    */
   @Bean
   @ConditionalOnMissingBean(LockProvider.class)
+  @SuppressWarnings("exports") // LeaseTiming is internal: Spring supplies it, applications never do
   public FencedLockProvider fencedLockProvider(
       LeaseManager leaseManager,
       DataSource dataSource,

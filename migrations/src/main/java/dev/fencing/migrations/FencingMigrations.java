@@ -1,5 +1,6 @@
 package dev.fencing.migrations;
 
+import dev.fencing.migrations.internal.FlywaySupport;
 import dev.fencing.migrations.internal.MariaDbMigrator;
 import dev.fencing.migrations.internal.TableMigrator;
 import dev.fencing.schema.FenceSchema;
@@ -46,17 +47,21 @@ public final class FencingMigrations {
    * @param options what to do
    * @return what was done
    * @throws LockNotAcquiredException if a table could not be locked within the bound
-   * @throws FencingMigrationException if Flyway or a statement failed, a table does not exist, an
-   *     existing {@code fence_token} column is not {@code bigint NOT NULL}, or the schema already
-   *     holds tables or functions but no {@value #HISTORY_TABLE} table (someone else's schema)
+   * @throws FencingMigrationException if Flyway's module for the database ({@code
+   *     flyway-database-postgresql} or {@code flyway-mysql}) is not on the class path, Flyway or a
+   *     statement failed, a table does not exist, an existing {@code fence_token} column is not
+   *     {@code bigint NOT NULL}, or the schema already holds tables or functions but no {@value
+   *     #HISTORY_TABLE} table (someone else's schema)
    * @throws NullPointerException if an argument is null
    */
   public static MigrationReport migrate(DataSource dataSource, MigrationOptions options) {
     Objects.requireNonNull(dataSource, "dataSource");
     Objects.requireNonNull(options, "options");
     if (isMariaDb(dataSource)) {
+      FlywaySupport.MARIADB.require();
       return MariaDbMigrator.migrate(dataSource, options);
     }
+    FlywaySupport.POSTGRESQL.require();
     requireFenceSchemaOrNone(dataSource, options.schema());
     int applied;
     String version;

@@ -1,4 +1,4 @@
-package dev.fencing.migrations;
+package dev.fencing.migrations.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -13,21 +13,21 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Runs target/fencing-migrations.jar with {@code java -jar}, as a user would. */
+/** Runs target/fencing-migrations.jar (the shaded tool) with {@code java -jar}, as a user would. */
 class ShadedJarIT {
-  private static final TestDb db = new TestDb();
+  private static final CliTestDb db = new CliTestDb();
   private static Path jar;
   private static String app;
 
   record Result(int exit, String out, String err) {}
 
   @BeforeAll
-  static void setUp() {
+  static void setUp() throws Exception {
     jar = Path.of(System.getProperty("fencing.migrations.jar", "target/fencing-migrations.jar"));
     assertThat(jar).as("shaded jar (built in the package phase)").exists();
-    TestDb.dataSource();
+    CliTestDb.connect().close();
     app = db.createSchema("jar_app");
-    TestDb.exec(
+    CliTestDb.exec(
         "CREATE TABLE " + app + ".invoices (id int PRIMARY KEY)",
         "CREATE TABLE " + app + ".charges (id int PRIMARY KEY)");
   }
@@ -90,7 +90,7 @@ class ShadedJarIT {
     Result r =
         java(
             "--url",
-            TestDb.URL,
+            CliTestDb.URL,
             "--schema",
             fencing,
             "--tables",
@@ -105,13 +105,13 @@ class ShadedJarIT {
         .contains("fence_token column added: " + app + ".invoices, " + app + ".charges")
         .contains("fencing_enforce trigger installed: " + app + ".charges (strict)");
     assertThat(
-            TestDb.queryLong(
+            CliTestDb.queryLong(
                 "SELECT count(*) FROM pg_trigger WHERE tgrelid = ?::regclass"
                     + " AND tgname = 'fencing_enforce'",
                 app + ".charges"))
         .isEqualTo(1);
 
-    Result again = java("--url", TestDb.URL, "--schema", fencing, "--tables", app + ".invoices");
+    Result again = java("--url", CliTestDb.URL, "--schema", fencing, "--tables", app + ".invoices");
     assertThat(again.exit()).isZero();
     assertThat(again.out()).contains("fence_token column already present: " + app + ".invoices");
   }
