@@ -17,7 +17,7 @@ import java.util.Map;
  * <p>Parameters set before the first {@code addBatch} inside a transaction are remembered and
  * replayed onto the batched form; from then on they go straight to it.
  */
-final class GuardedPreparedStatement extends BindingPreparedStatement {
+final class GuardedPreparedStatement extends DelegatingBindingStatement {
 
   private final FenceSql.Guarded sql;
   private Map<Integer, Binding> bindings;
@@ -25,17 +25,8 @@ final class GuardedPreparedStatement extends BindingPreparedStatement {
 
   GuardedPreparedStatement(
       FencedConnection connection, PreparedStatement delegate, FenceSql.Guarded sql) {
-    super(connection, delegate, false);
+    super(connection, delegate, Routing.GUARDED);
     this.sql = sql;
-  }
-
-  @Override
-  <T> T execution(SqlCall<T> call) throws SQLException {
-    T result = super.execution(call);
-    if (affectedNoRow(result)) {
-      connection.classifyNoRows();
-    }
-    return result;
   }
 
   @Override

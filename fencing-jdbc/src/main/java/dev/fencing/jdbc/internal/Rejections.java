@@ -1,0 +1,105 @@
+package dev.fencing.jdbc.internal;
+
+import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseLostException;
+import dev.fencing.core.LossReason;
+import dev.fencing.jdbc.FenceObserver;
+import dev.fencing.jdbc.LeaseLostSQLException;
+import dev.fencing.jdbc.StaleTokenException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * The one rejection path of fenced writes: a lease the JVM knows lost refuses the JDBC call; a
+ * database refusal is translated; a guarded write that affected no row is classified with one read
+ * of the fence. Every stale refusal of a newer holder marks the lease lost at once (listeners fire
+ * now, not at the next heartbeat) and is told to the observer.
+ */
+public final class Rejections {
+
+  private Rejections() {}
+
+  /**
+   * Refuses a JDBC call of {@code lease}'s scope when the lease is known lost.
+   *
+   * @param lease the scope's lease
+   * @throws LeaseLostSQLException if the lease is known lost
+   */
+  public static void checkHeld(Lease lease) throws LeaseLostSQLException {
+    try {
+      lease.checkHeld();
+    } catch (LeaseLostException lost) {
+      throw new LeaseLostSQLException(lost);
+    }
+  }
+
+  /**
+   * A driver error of a scoped call, as the library reports it ({@link FenceClassifier#translate}).
+   */
+  static SQLException translated(
+      SQLException failure, Lease lease, boolean triggerMode, FenceObserver observer) {
+    SQLException translated = FenceClassifier.translate(failure, lease, triggerMode);
+    if (translated instanceof StaleTokenException stale) {
+      reported(stale, lease, observer);
+    }
+    return translated;
+  }
+
+  /**
+   * A guarded write of {@code lease} affected no row: reads the fence on {@code connection} (in the
+   * write's transaction) and throws unless it names the lease (then no row matched).
+   *
+   * @throws StaleTokenException if the fence names another holder, or none
+   * @throws SQLException if the read failed
+   */
+  static void classifyNoRows(
+      Connection connection, String readFence, Lease lease, FenceObserver observer)
+      throws SQLException {
+    long current = 0;
+    String leaseId = null;
+    try (PreparedStatement read = connection.prepareStatement(readFence)) {
+      read.setString(1, lease.resource());
+      try (ResultSet row = read.executeQuery()) {
+        if (row.next()) {
+          current = row.getLong(1);
+          leaseId = row.getString(2);
+        }
+      }
+    }
+    classify(lease, current, leaseId, observer);
+  }
+
+  /**
+   * The verdict on a write of {@code lease} that affected no row, from the fence row the caller
+   * read.
+   *
+   * @param lease the writer's lease
+   * @param current the token the fence holds, 0 if it has no row
+   * @param leaseId the lease id the fence holds, null if no row
+   * @param observer told of the rejection
+   * @throws StaleTokenException unless the fence names {@code lease}
+   */
+  public static void classify(Lease lease, long current, String leaseId, FenceObserver observer)
+      throws StaleTokenException {
+    try {
+      FenceClassifier.requireNoSuchRow(lease, current, leaseId);
+    } catch (StaleTokenException stale) {
+      throw reported(stale, lease, observer);
+    }
+  }
+
+  private static StaleTokenException reported(
+      StaleTokenException stale, Lease lease, FenceObserver observer) {
+    if (lease != null && stale.reason() == StaleTokenException.Reason.SUPERSEDED) {
+      lease.markLost(LossReason.SUPERSEDED);
+    }
+    try {
+      observer.onWriteRejected(stale);
+    } catch (RuntimeException e) {
+      stale.addSuppressed(e);
+    }
+    return stale;
+  }
+}
