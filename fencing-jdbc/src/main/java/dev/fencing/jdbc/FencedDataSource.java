@@ -150,7 +150,7 @@ public final class FencedDataSource implements DataSource {
   private Connection fenced(Connection connection, Lease lease) throws SQLException {
     try {
       knowFencedTables(connection);
-      return FencedConnection.wrap(
+      return new FencedConnection(
           connection, lease, dialect, boundSql(lease), options.triggerMode(), plainSql, observer);
     } catch (SQLException | RuntimeException e) {
       try {

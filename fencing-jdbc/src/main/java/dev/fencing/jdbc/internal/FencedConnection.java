@@ -2,6 +2,7 @@ package dev.fencing.jdbc.internal;
 
 import dev.fencing.core.Lease;
 import dev.fencing.jdbc.FenceObserver;
+import dev.fencing.jdbc.StaleTokenException;
 import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -38,7 +39,18 @@ public final class FencedConnection extends DelegatingConnection {
   private final boolean settingsRideAlong;
   private boolean settingsInTransaction;
 
-  private FencedConnection(
+  /**
+   * Wraps a connection of a fencing scope.
+   *
+   * @param delegate the pooled connection
+   * @param lease the scope's lease
+   * @param fence the fenced database's dialect
+   * @param guards the guarded SQL of {@code lease}
+   * @param triggerMode whether statements carry the registration for the enforcement trigger
+   * @param plainSql what happens to plain SQL sent through this connection
+   * @param observer told of every stale write rejected on this connection
+   */
+  public FencedConnection(
       Connection delegate,
       Lease lease,
       FenceDialect fence,
@@ -57,28 +69,6 @@ public final class FencedConnection extends DelegatingConnection {
     // Checked with pgjdbc only: it sends the statements of one execution with a single Sync, so
     // "settings; statement" runs in one (implicit) transaction.
     this.settingsRideAlong = triggerMode && PgjdbcTransactions.isPgjdbc(delegate);
-  }
-
-  /**
-   * Wraps a connection of a fencing scope.
-   *
-   * @param delegate the pooled connection
-   * @param lease the scope's lease
-   * @param fence the fenced database's dialect
-   * @param guards the guarded SQL of {@code lease}
-   * @param triggerMode whether statements carry the registration for the enforcement trigger
-   * @param plainSql what happens to plain SQL sent through this connection
-   * @return the fenced connection
-   */
-  public static FencedConnection wrap(
-      Connection delegate,
-      Lease lease,
-      FenceDialect fence,
-      FenceGuards guards,
-      boolean triggerMode,
-      PlainSqlPolicy plainSql,
-      FenceObserver observer) {
-    return new FencedConnection(delegate, lease, fence, guards, triggerMode, plainSql, observer);
   }
 
   /** Returns the lease of the scope the connection was taken in. */
@@ -188,9 +178,13 @@ public final class FencedConnection extends DelegatingConnection {
 
   /**
    * A guarded write affected no row: throws if the fence does not name this lease (stale, or never
-   * registered), else returns (no such row).
+   * registered), else returns (no such row). The lease is marked lost when a newer holder
+   * registered, and the observer hears of the rejection.
+   *
+   * @throws StaleTokenException if the fence names another holder, or none
+   * @throws SQLException if the fence could not be read
    */
-  void classifyNoRows() throws SQLException {
+  public void classifyNoRows() throws SQLException {
     Rejections.classifyNoRows(delegate, fence.readFence(), lease, observer);
   }
 

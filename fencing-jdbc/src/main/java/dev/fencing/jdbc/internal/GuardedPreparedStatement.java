@@ -49,27 +49,21 @@ final class GuardedPreparedStatement extends DelegatingBindingStatement {
 
   @Override
   public int[] executeBatch() throws SQLException {
-    if (batch == null) {
-      return super.executeBatch();
-    }
-    requireTransaction();
-    return execution(
-        () -> {
-          connection.verifyBatch();
-          return batch.executeBatch();
-        });
+    return batch == null ? super.executeBatch() : verified(() -> batch.executeBatch());
   }
 
   @Override
   public long[] executeLargeBatch() throws SQLException {
-    if (batch == null) {
-      return super.executeLargeBatch();
-    }
+    return batch == null ? super.executeLargeBatch() : verified(() -> batch.executeLargeBatch());
+  }
+
+  /** Runs the batched form inside its transaction, right after the fence check of the batch. */
+  private <T> T verified(SqlCall<T> batchCall) throws SQLException {
     requireTransaction();
     return execution(
         () -> {
           connection.verifyBatch();
-          return batch.executeLargeBatch();
+          return batchCall.call();
         });
   }
 

@@ -57,6 +57,22 @@ public final class Rejections {
   static void classifyNoRows(
       Connection connection, String readFence, Lease lease, FenceObserver observer)
       throws SQLException {
+    try {
+      requireFenceNames(connection, readFence, lease);
+    } catch (StaleTokenException stale) {
+      throw reported(stale, lease, observer);
+    }
+  }
+
+  /**
+   * Reads the fence with {@code readFence} and throws unless it names {@code lease}; nothing is
+   * marked or told (a registration's check: the lease manager decides what a refusal means).
+   *
+   * @throws StaleTokenException if the fence names another registration, or none
+   * @throws SQLException if the read failed
+   */
+  static void requireFenceNames(Connection connection, String readFence, Lease lease)
+      throws SQLException {
     long current = 0;
     String leaseId = null;
     try (PreparedStatement read = connection.prepareStatement(readFence)) {
@@ -68,7 +84,7 @@ public final class Rejections {
         }
       }
     }
-    classify(lease, current, leaseId, observer);
+    FenceClassifier.requireNoSuchRow(lease, current, leaseId);
   }
 
   /**
