@@ -151,7 +151,14 @@ public final class FencedDataSource implements DataSource {
     try {
       knowFencedTables(connection);
       return new FencedConnection(
-          connection, lease, dialect, boundSql(lease), options.triggerMode(), plainSql, observer);
+          connection,
+          lease,
+          dialect,
+          boundSql(lease),
+          options.triggerMode(),
+          plainSql,
+          observer,
+          fence::currentToken);
     } catch (SQLException | RuntimeException e) {
       try {
         connection.close();

@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -155,40 +156,54 @@ class ClosedObjectGraphTest {
       throws Exception {
     List<String> landed = new ArrayList<>();
     int marker = 0;
-    for (Obtain obtain : OBJECTS) {
-      Class<?> type;
-      try (Connection c = fx.pool.getConnection()) {
-        type = graphType(obtain.from(c));
-      }
-      for (Method m : type.getMethods()) {
-        if (Modifier.isStatic(m.getModifiers())
-            || !Arrays.asList(m.getParameterTypes()).contains(String.class)) {
-          continue;
+    try (Connection check = java.sql.DriverManager.getConnection(fx.url);
+        PreparedStatement owner =
+            check.prepareStatement("SELECT owner FROM " + fx.table("accounts") + " WHERE id = 1")) {
+      for (Obtain obtain : OBJECTS) {
+        Class<?> type;
+        try (Connection c = fx.pool.getConnection()) {
+          type = graphType(obtain.from(c));
         }
-        String owner = "m" + ++marker;
-        String write =
-            "UPDATE " + fx.table("accounts") + " SET owner = '" + owner + "' WHERE id = 1";
-        Fencing.run(
-            h.stale(),
-            () -> {
-              try (Connection c = through.getConnection()) {
-                Object target = obtain.from(c);
-                Object result = invoke(m, target, write);
-                if (result instanceof PreparedStatement prepared) {
-                  invoke(PreparedStatement.class.getMethod("execute"), prepared, write);
+        for (Method m : type.getMethods()) {
+          if (Modifier.isStatic(m.getModifiers())
+              || !Arrays.asList(m.getParameterTypes()).contains(String.class)) {
+            continue;
+          }
+          String marked = "m" + ++marker;
+          String write =
+              "UPDATE " + fx.table("accounts") + " SET owner = '" + marked + "' WHERE id = 1";
+          Fencing.run(
+              h.stale(),
+              () -> {
+                try (Connection c = through.getConnection()) {
+                  Object target = obtain.from(c);
+                  Object result = invoke(m, target, write);
+                  if (result instanceof PreparedStatement prepared) {
+                    invoke(PreparedStatement.class.getMethod("execute"), prepared, write);
+                  }
+                  if (m.getName().equals("addBatch")) {
+                    invoke(Statement.class.getMethod("executeBatch"), target, write);
+                  }
                 }
-                if (m.getName().equals("addBatch")) {
-                  invoke(Statement.class.getMethod("executeBatch"), target, write);
-                }
-              }
-            });
-        if (fx.ownerOf(1).equals(owner)) {
-          landed.add(type.getSimpleName() + "." + m.getName() + signature(m));
-          fx.exec("UPDATE " + fx.table("accounts") + " SET owner = 'nobody' WHERE id = 1");
+              });
+          if (ownerOf(owner).equals(marked)) {
+            landed.add(type.getSimpleName() + "." + m.getName() + signature(m));
+            check
+                .createStatement()
+                .executeUpdate(
+                    "UPDATE " + fx.table("accounts") + " SET owner = 'nobody' WHERE id = 1");
+          }
         }
       }
     }
     return landed;
+  }
+
+  private static String ownerOf(PreparedStatement owner) throws SQLException {
+    try (ResultSet row = owner.executeQuery()) {
+      row.next();
+      return row.getString(1);
+    }
   }
 
   /** Calls {@code m} with {@code sql} for every string and valid defaults for the rest. */

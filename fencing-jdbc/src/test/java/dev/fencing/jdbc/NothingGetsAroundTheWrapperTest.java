@@ -15,6 +15,8 @@ import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A stale holder (its lease still reports {@code isHeld()}, a successor registered) tries the
@@ -198,6 +200,48 @@ class NothingGetsAroundTheWrapperTest {
             s.executeUpdate();
           }
         });
+  }
+
+  /**
+   * Under REPEATABLE READ and SERIALIZABLE, the stale holder's transaction took its snapshot before
+   * the successor registered: locking the moved fence row fails with a serialization failure
+   * (40001), which is transient and would be retried. The fence names a newer holder, so it is a
+   * rejection.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {Connection.TRANSACTION_REPEATABLE_READ, Connection.TRANSACTION_SERIALIZABLE})
+  void aSerializationFailureAfterTheFenceMovedIsARejection(int isolation) throws Exception {
+    long id = ++next;
+    fx.insertAccount(id, "nobody", 0);
+    String resource = "around-" + id;
+    FencedLeaseManager leases = fx.fencedLeases();
+    Lease first = leases.acquire(resource, FencingFixture.lease(Duration.ofSeconds(30)));
+    Lease[] successor = new Lease[1];
+    assertThatThrownBy(
+            () ->
+                Fencing.run(
+                    FencingFixture.unawareOfLoss(first),
+                    () -> {
+                      try (Connection c = fx.db.getConnection()) {
+                        c.setAutoCommit(false);
+                        c.setTransactionIsolation(isolation);
+                        try (Statement s = c.createStatement()) {
+                          s.executeQuery("SELECT count(*) FROM " + fx.table("accounts")).close();
+                          fx.expireInRedis(resource);
+                          successor[0] =
+                              leases.acquire(
+                                  resource, FencingFixture.lease(Duration.ofSeconds(30)));
+                          s.executeUpdate(update(id));
+                        } finally {
+                          c.rollback();
+                        }
+                      }
+                    }))
+        .isInstanceOf(StaleTokenException.class)
+        .hasRootCauseInstanceOf(SQLException.class);
+    assertThat(fx.ownerOf(id)).isEqualTo("nobody");
+    assertThat(first.lossReason()).contains(LossReason.SUPERSEDED);
+    successor[0].close();
   }
 
   @Test

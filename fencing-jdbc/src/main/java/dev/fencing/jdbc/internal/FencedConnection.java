@@ -35,6 +35,7 @@ public final class FencedConnection extends DelegatingConnection {
   private final boolean triggerMode;
   private final PlainSqlPolicy plainSql;
   private final FenceObserver observer;
+  private final Rejections.FenceReader fenceReader;
   private final BooleanSupplier serverIdle;
   private final boolean settingsRideAlong;
   private boolean settingsInTransaction;
@@ -49,6 +50,7 @@ public final class FencedConnection extends DelegatingConnection {
    * @param triggerMode whether statements carry the registration for the enforcement trigger
    * @param plainSql what happens to plain SQL sent through this connection
    * @param observer told of every stale write rejected on this connection
+   * @param fenceReader reads the fence outside this connection's transaction
    */
   public FencedConnection(
       Connection delegate,
@@ -57,8 +59,10 @@ public final class FencedConnection extends DelegatingConnection {
       FenceGuards guards,
       boolean triggerMode,
       PlainSqlPolicy plainSql,
-      FenceObserver observer) {
+      FenceObserver observer,
+      Rejections.FenceReader fenceReader) {
     super(delegate);
+    this.fenceReader = fenceReader;
     this.lease = lease;
     this.fence = fence;
     this.guards = guards;
@@ -235,7 +239,7 @@ public final class FencedConnection extends DelegatingConnection {
     try {
       return call.call();
     } catch (SQLException e) {
-      throw Rejections.translated(e, lease, triggerMode, observer);
+      throw Rejections.translated(e, lease, triggerMode, observer, fenceReader);
     }
   }
 

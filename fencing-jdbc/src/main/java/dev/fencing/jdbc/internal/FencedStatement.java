@@ -102,6 +102,17 @@ public class FencedStatement<S extends Statement> extends DelegatingStatement<S>
     return raw instanceof ResultSet rows ? wrap(rows) : raw;
   }
 
+  /** Closes this statement and {@code second}, a second form of it (null if never prepared). */
+  void closeWith(Statement second) throws SQLException {
+    try {
+      if (second != null) {
+        second.close();
+      }
+    } finally {
+      delegate.close();
+    }
+  }
+
   @Override
   public String toString() {
     return "Fenced" + delegate;

@@ -96,13 +96,7 @@ final class GuardedPreparedStatement extends DelegatingBindingStatement {
 
   @Override
   public void close() throws SQLException {
-    try {
-      if (batch != null) {
-        batch.close();
-      }
-    } finally {
-      delegate.close();
-    }
+    closeWith(batch);
   }
 
   @Override

@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.OptionalLong;
 
 /**
  * The one rejection path of fenced writes: a lease the JVM knows lost refuses the JDBC call; a
@@ -18,6 +19,8 @@ import java.sql.SQLException;
  * now, not at the next heartbeat) and is told to the observer.
  */
 public final class Rejections {
+
+  private static final String SERIALIZATION_FAILURE = "40001";
 
   private Rejections() {}
 
@@ -35,14 +38,49 @@ public final class Rejections {
     }
   }
 
+  /** Reads the token the fence holds for a resource, outside the failed write's transaction. */
+  @FunctionalInterface
+  public interface FenceReader {
+    /**
+     * Reads the fence.
+     *
+     * @param resource the resource
+     * @return the token registered, if any
+     * @throws SQLException if the read failed
+     */
+    OptionalLong currentToken(String resource) throws SQLException;
+  }
+
   /**
    * A driver error of a scoped call, as the library reports it ({@link FenceClassifier#translate}).
+   * A serialization failure (SQLState 40001: under REPEATABLE READ or SERIALIZABLE, the fence row
+   * moved after the transaction's snapshot) is a {@link StaleTokenException} when the fence, read
+   * with {@code reader} outside the failed transaction, names a newer holder; else it stays as it
+   * was (transient: a retry may succeed).
    */
   static SQLException translated(
-      SQLException failure, Lease lease, boolean triggerMode, FenceObserver observer) {
+      SQLException failure,
+      Lease lease,
+      boolean triggerMode,
+      FenceObserver observer,
+      FenceReader reader) {
     SQLException translated = FenceClassifier.translate(failure, lease, triggerMode);
     if (translated instanceof StaleTokenException stale) {
-      reported(stale, lease, observer);
+      return reported(stale, lease, observer);
+    }
+    if (lease != null && SERIALIZATION_FAILURE.equals(failure.getSQLState())) {
+      try {
+        OptionalLong current = reader.currentToken(lease.resource());
+        if (current.isPresent() && current.getAsLong() > lease.token().value()) {
+          return reported(
+              StaleTokenException.rejected(
+                  lease.resource(), lease.token().value(), current.getAsLong(), failure),
+              lease,
+              observer);
+        }
+      } catch (SQLException | RuntimeException read) {
+        failure.addSuppressed(read);
+      }
     }
     return translated;
   }

@@ -136,12 +136,6 @@ final class TriggerPreparedStatement extends DelegatingBindingStatement {
 
   @Override
   public void close() throws SQLException {
-    try {
-      if (carrying != null) {
-        carrying.close();
-      }
-    } finally {
-      delegate.close();
-    }
+    closeWith(carrying);
   }
 }
