@@ -31,7 +31,8 @@ import java.util.StringJoiner;
  *   <li>an execution ({@code execute*}): through {@code routed(sql, ...)} when it takes SQL, else
  *       through {@code execution(...)}, the hand-written class's decisions;
  *   <li>a result set or an object that may be one ({@code getObject}): handed out through {@code
- *       wrap} / {@code wrapObject}, the hand-written class's fenced wrappers;
+ *       wrap} / {@code wrapObject}, the hand-written class's fenced wrappers; an {@code Array},
+ *       whose result sets are fenced, through {@code FencedResultSet.fenced};
  *   <li>left abstract, for the hand-written class to decide: methods that return a connection, a
  *       statement or metadata, that prepare or take SQL outside an execution, or that write through
  *       a result set.
@@ -271,6 +272,8 @@ public final class DelegateGenerator {
         method(out, m, "return " + (returns == ResultSet.class ? "wrap(" + routed + ")" : routed) + ";");
       } else if (returns == ResultSet.class) {
         method(out, m, "return wrap(" + call + ");");
+      } else if (returns == java.sql.Array.class) {
+        method(out, m, "return FencedResultSet.fenced(" + call + ");");
       } else if (m.getName().equals("getObject")) {
         String wrapped = "wrapObject(" + call + ")";
         method(

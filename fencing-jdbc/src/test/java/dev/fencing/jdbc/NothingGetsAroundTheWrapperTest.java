@@ -93,6 +93,21 @@ class NothingGetsAroundTheWrapperTest {
   }
 
   @Test
+  void theResultSetOfAnArrayLeadsBackToNoDriverConnection() throws Exception {
+    Stale stale = staleHolder();
+    Fencing.run(
+        stale.successor(),
+        () -> {
+          try (Connection c = fx.db.getConnection();
+              ResultSet rs = c.createArrayOf("int4", new Object[] {1}).getResultSet()) {
+            Statement owner = rs.getStatement();
+            assertThat(owner == null ? c : owner.getConnection()).isSameAs(c);
+          }
+        });
+    stale.successor().close();
+  }
+
+  @Test
   void anUpdatableResultSetCannotWriteAFencedRow() {
     Stale stale = staleHolder();
     assertThatThrownBy(

@@ -1,5 +1,7 @@
 package dev.fencing.jdbc.internal;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.ResultSet;
 import java.sql.SQLFeatureNotSupportedException;
 
@@ -23,6 +25,29 @@ public final class FencedResultSet extends DelegatingResultSet {
         "updatable result sets (ResultSet.CONCUR_UPDATABLE) are refused inside a fencing scope:"
             + " the driver writes their rows with SQL of its own, which no fence guards; write"
             + " with an UPDATE, INSERT or DELETE statement (or GuardedStatements) instead");
+  }
+
+  /**
+   * An array whose result sets ({@link java.sql.Array#getResultSet()}) are fenced: the driver's
+   * would name a statement of its own connection. Null stays null.
+   */
+  static java.sql.Array fenced(java.sql.Array raw) {
+    if (raw == null) {
+      return null;
+    }
+    return (java.sql.Array)
+        Proxy.newProxyInstance(
+            FencedResultSet.class.getClassLoader(),
+            new Class<?>[] {java.sql.Array.class},
+            (proxy, method, args) -> {
+              Object result;
+              try {
+                result = method.invoke(raw, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+              return result instanceof ResultSet rows ? new FencedResultSet(null, rows) : result;
+            });
   }
 
   @Override

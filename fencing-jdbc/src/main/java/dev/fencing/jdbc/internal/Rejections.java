@@ -10,7 +10,12 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The one rejection path of fenced writes: a lease the JVM knows lost refuses the JDBC call; a
@@ -21,6 +26,9 @@ import java.util.OptionalLong;
 public final class Rejections {
 
   private static final String SERIALIZATION_FAILURE = "40001";
+
+  /** How long a serialization failure waits for the fence read on another connection. */
+  private static final Duration READ_BOUND = Duration.ofMillis(250);
 
   private Rejections() {}
 
@@ -70,7 +78,7 @@ public final class Rejections {
     }
     if (lease != null && SERIALIZATION_FAILURE.equals(failure.getSQLState())) {
       try {
-        OptionalLong current = reader.currentToken(lease.resource());
+        OptionalLong current = readBounded(reader, lease.resource());
         if (current.isPresent() && current.getAsLong() > lease.token().value()) {
           return reported(
               StaleTokenException.rejected(
@@ -78,8 +86,11 @@ public final class Rejections {
               lease,
               observer);
         }
-      } catch (SQLException | RuntimeException read) {
+      } catch (RuntimeException | TimeoutException | ExecutionException read) {
         failure.addSuppressed(read);
+      } catch (InterruptedException interrupted) {
+        Thread.currentThread().interrupt();
+        failure.addSuppressed(interrupted);
       }
     }
     return translated;
@@ -142,6 +153,30 @@ public final class Rejections {
     } catch (StaleTokenException stale) {
       throw reported(stale, lease, observer);
     }
+  }
+
+  /**
+   * Reads the fence on another connection, waiting at most {@link #READ_BOUND}: with every pooled
+   * connection in use (a pool of one, held by the failed transaction) the read cannot start, and
+   * the failure then stays as the driver reported it. A read that starts late still ends and gives
+   * its connection back.
+   */
+  private static OptionalLong readBounded(FenceReader reader, String resource)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    CompletableFuture<OptionalLong> read = new CompletableFuture<>();
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                read.complete(reader.currentToken(resource));
+              } catch (SQLException | RuntimeException e) {
+                read.completeExceptionally(e);
+              }
+            },
+            "fencing-fence-read");
+    thread.setDaemon(true);
+    thread.start();
+    return read.get(READ_BOUND.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   private static StaleTokenException reported(
