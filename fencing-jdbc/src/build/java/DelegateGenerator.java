@@ -151,8 +151,7 @@ public final class DelegateGenerator {
     Path dir = Path.of(args[0], PACKAGE.split("\\."));
     Files.createDirectories(dir);
     for (Spec spec : SPECS) {
-      Files.writeString(
-          dir.resolve(spec.name() + ".java"), generate(spec), StandardCharsets.UTF_8);
+      Files.writeString(dir.resolve(spec.name() + ".java"), generate(spec), StandardCharsets.UTF_8);
     }
   }
 
@@ -256,10 +255,7 @@ public final class DelegateGenerator {
       if (DECIDED.contains(returns)
           || DECIDED_NAMES.contains(m.getName())
           || DECIDED_NAMES.contains(signature(m))) {
-        out.append(annotations(m))
-            .append("  public abstract ")
-            .append(head(m))
-            .append(";\n\n");
+        out.append(annotations(m)).append("  public abstract ").append(head(m)).append(";\n\n");
       } else if (m.getName().startsWith("execute")) {
         String routed =
             m.getParameterCount() > 0 && m.getParameterTypes()[0] == String.class
@@ -269,7 +265,10 @@ public final class DelegateGenerator {
                     + ("routedSql" + (m.getParameterCount() > 1 ? ", " + args(m, 1) : ""))
                     + "))"
                 : "execution(() -> " + call + ")";
-        method(out, m, "return " + (returns == ResultSet.class ? "wrap(" + routed + ")" : routed) + ";");
+        method(
+            out,
+            m,
+            "return " + (returns == ResultSet.class ? "wrap(" + routed + ")" : routed) + ";");
       } else if (returns == ResultSet.class) {
         method(out, m, "return wrap(" + call + ");");
       } else if (returns == java.sql.Array.class) {
@@ -280,7 +279,9 @@ public final class DelegateGenerator {
             out,
             m,
             "return "
-                + (m.getGenericReturnType() instanceof TypeVariable<?> ? "p1.cast(" + wrapped + ")" : wrapped)
+                + (m.getGenericReturnType() instanceof TypeVariable<?>
+                    ? "p1.cast(" + wrapped + ")"
+                    : wrapped)
                 + ";");
       } else {
         method(out, m, (returns == void.class ? "" : "return ") + call + ";");
@@ -327,7 +328,13 @@ public final class DelegateGenerator {
     }
     out.append(annotations(m))
         .append("  public ")
-        .append(head(m).replaceFirst("^(<[^>]*> )?" + java.util.regex.Pattern.quote(typeName(m.getGenericReturnType())) + " ", "$1" + java.util.regex.Matcher.quoteReplacement(returns) + " "))
+        .append(
+            head(m)
+                .replaceFirst(
+                    "^(<[^>]*> )?"
+                        + java.util.regex.Pattern.quote(typeName(m.getGenericReturnType()))
+                        + " ",
+                    "$1" + java.util.regex.Matcher.quoteReplacement(returns) + " "))
         .append(" {\n    ")
         .append(body)
         .append("\n  }\n\n");
