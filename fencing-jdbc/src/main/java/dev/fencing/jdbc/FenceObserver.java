@@ -45,8 +45,12 @@ public interface FenceObserver {
 
   /**
    * The database refused a write as stale (the fence names a newer holder, or the writer's lease
-   * was never registered). A write refused in the JVM because its lease was already known lost
-   * throws {@link dev.fencing.core.LeaseLostException} instead and is reported as a lease loss.
+   * was never registered): a refusal by the fence or the trigger, a guarded or rewritten write that
+   * affected no row while the fence named another holder (through JDBC or {@link
+   * dev.fencing.jdbc.jooq.FencedDsl}), or a serialization failure after the fence moved. A write
+   * refused in the JVM because its lease was already known lost throws {@link
+   * LeaseLostSQLException} (or, from {@link Fencing#run}, {@link
+   * dev.fencing.core.LeaseLostException}) instead and is reported as a lease loss.
    *
    * @param rejection the exception thrown to the writer
    */

@@ -6,6 +6,7 @@ import dev.fencing.jdbc.internal.FenceGuards;
 import dev.fencing.jdbc.internal.FencedConnection;
 import dev.fencing.jdbc.internal.PlainDmlGuard;
 import dev.fencing.jdbc.internal.PlainSqlPolicy;
+import dev.fencing.jdbc.internal.Rejections;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -21,11 +22,11 @@ import javax.sql.DataSource;
  *
  * <p>Inside a scope, a connection knows its lease: {@link GuardedStatements} and {@link
  * dev.fencing.jdbc.jooq.FencedDsl} write the lease's registration into the SQL they prepare, every
- * statement fails fast with {@link dev.fencing.core.LeaseLostException} once the lease is known
- * lost, and the fence's refusals (guarded statements, enforcement trigger) are reported as {@link
- * StaleTokenException}. A transaction that locks the fence row also gets the lease time as its
- * {@code idle_in_transaction_session_timeout}, so a holder frozen inside it cannot block its
- * successor for much longer than one lease time.
+ * JDBC call that opens or executes a statement fails fast with {@link LeaseLostSQLException} once
+ * the lease is known lost, and the fence's refusals (guarded statements, enforcement trigger) are
+ * reported as {@link StaleTokenException}. A transaction that locks the fence row also gets the
+ * lease time as its {@code idle_in_transaction_session_timeout}, so a holder frozen inside it
+ * cannot block its successor for much longer than one lease time.
  *
  * <p>Everything the library sets in the database is transaction-local: a connection goes back to
  * the pool exactly as it came out, whether the work committed, rolled back, failed, or was closed
@@ -113,8 +114,8 @@ public final class FencedDataSource implements DataSource {
   /**
    * Returns a connection; inside a scope, one fenced by the scope's lease.
    *
-   * @throws dev.fencing.core.LeaseLostException if the scope's lease is already known lost (no
-   *     connection is taken)
+   * @throws LeaseLostSQLException if the scope's lease is already known lost (no connection is
+   *     taken)
    * @throws java.sql.SQLFeatureNotSupportedException inside a scope, if the database is neither
    *     PostgreSQL nor MariaDB, or trigger mode is on with MariaDB (refused there: docs/mariadb.md)
    * @throws SQLException if the wrapped data source or the database failed
@@ -125,15 +126,15 @@ public final class FencedDataSource implements DataSource {
     if (lease.isEmpty()) {
       return delegate.getConnection();
     }
-    lease.get().checkHeld();
+    Rejections.checkHeld(lease.get());
     return fenced(delegate.getConnection(), lease.get());
   }
 
   /**
    * Returns a connection for the given user; inside a scope, one fenced by the scope's lease.
    *
-   * @throws dev.fencing.core.LeaseLostException if the scope's lease is already known lost (no
-   *     connection is taken)
+   * @throws LeaseLostSQLException if the scope's lease is already known lost (no connection is
+   *     taken)
    * @throws SQLException if the wrapped data source or the database failed
    */
   @Override
@@ -142,15 +143,22 @@ public final class FencedDataSource implements DataSource {
     if (lease.isEmpty()) {
       return delegate.getConnection(username, password);
     }
-    lease.get().checkHeld();
+    Rejections.checkHeld(lease.get());
     return fenced(delegate.getConnection(username, password), lease.get());
   }
 
   private Connection fenced(Connection connection, Lease lease) throws SQLException {
     try {
       knowFencedTables(connection);
-      return FencedConnection.wrap(
-          connection, lease, dialect, boundSql(lease), options.triggerMode(), plainSql, observer);
+      return new FencedConnection(
+          connection,
+          lease,
+          dialect,
+          boundSql(lease),
+          options.triggerMode(),
+          plainSql,
+          observer,
+          fence::currentToken);
     } catch (SQLException | RuntimeException e) {
       try {
         connection.close();

@@ -1,6 +1,7 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.jdbc.internal.FencedConnection;
+import dev.fencing.jdbc.internal.Rejections;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -54,8 +55,7 @@ public final class GuardedStatements {
    * @throws IllegalArgumentException if a name is not a plain identifier, or a fragment is null,
    *     blank or could escape its place (comment, {@code ;}, unbalanced parentheses)
    * @throws IllegalStateException if the connection is not fenced by a scope
-   * @throws dev.fencing.core.LeaseLostException if the lease is already known lost (nothing reached
-   *     the database)
+   * @throws LeaseLostSQLException if the lease is already known lost (nothing reached the database)
    * @throws SQLException if preparing failed
    */
   public static PreparedStatement update(
@@ -75,8 +75,7 @@ public final class GuardedStatements {
    * @throws IllegalArgumentException if the table name is invalid, or the condition is null, blank
    *     or could escape its place
    * @throws IllegalStateException if the connection is not fenced by a scope
-   * @throws dev.fencing.core.LeaseLostException if the lease is already known lost (nothing reached
-   *     the database)
+   * @throws LeaseLostSQLException if the lease is already known lost (nothing reached the database)
    * @throws SQLException if preparing failed
    */
   public static PreparedStatement delete(Connection connection, String table, String condition)
@@ -96,8 +95,7 @@ public final class GuardedStatements {
    * @return the statement
    * @throws IllegalArgumentException if a name is invalid or no column is given
    * @throws IllegalStateException if the connection is not fenced by a scope
-   * @throws dev.fencing.core.LeaseLostException if the lease is already known lost (nothing reached
-   *     the database)
+   * @throws LeaseLostSQLException if the lease is already known lost (nothing reached the database)
    * @throws SQLException if preparing failed
    */
   public static PreparedStatement insert(Connection connection, String table, String... columns)
@@ -122,8 +120,7 @@ public final class GuardedStatements {
    * @throws IllegalArgumentException if a name is invalid, a list is empty, or a conflict column is
    *     not inserted
    * @throws IllegalStateException if the connection is not fenced by a scope
-   * @throws dev.fencing.core.LeaseLostException if the lease is already known lost (nothing reached
-   *     the database)
+   * @throws LeaseLostSQLException if the lease is already known lost (nothing reached the database)
    * @throws SQLException if preparing failed
    */
   public static PreparedStatement upsert(
@@ -157,7 +154,7 @@ public final class GuardedStatements {
               + " Fencing.run(lease, ...); this one is not fenced, so nothing was written");
     }
     FencedConnection fenced = connection.unwrap(FencedConnection.class);
-    fenced.lease().checkHeld();
+    Rejections.checkHeld(fenced.lease());
     return fenced;
   }
 }

@@ -12,8 +12,10 @@ import java.sql.SQLNonTransientException;
  *
  * <p>Every instance carries the figures the database saw: the resource, the writer's token and the
  * token the fence (or, for a row written by a newer holder, the row) held. A lease the JVM already
- * knows to be lost is refused before anything reaches the database with {@link
- * dev.fencing.core.LeaseLostException} instead, from {@link Fencing#run} and from statements alike.
+ * knows to be lost is refused before anything reaches the database instead: by {@link Fencing#run}
+ * with {@link dev.fencing.core.LeaseLostException}, and inside a JDBC call with {@link
+ * LeaseLostSQLException} (SQLState {@value LeaseLostSQLException#SQL_STATE}). When a newer holder
+ * registered, the lease is marked lost as this exception is raised.
  *
  * <p>SQLState {@value #SQL_STATE}, the same code the enforcement trigger raises. The transaction is
  * left as the failure left it: roll it back.

@@ -9,6 +9,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -93,19 +95,30 @@ class ErrorReportsTest {
         });
   }
 
+  /**
+   * The scope refuses to start with the lease's own {@link LeaseLostException}; a JDBC call inside
+   * it refuses with its SQL form, {@link LeaseLostSQLException} (SQLState ZF004, non-transient),
+   * whose cause is that same report.
+   */
   @Test
-  void aLeaseKnownLostIsTheSameExceptionFromTheScopeAndFromStatements() throws Exception {
+  void aLeaseKnownLostIsRefusedByTheScopeAndInsideJdbcCallsAsItsSqlForm() throws Exception {
     Lease lease =
         fx.fencedLeases().acquire(resource(), FencingFixture.lease(Duration.ofSeconds(30)));
     Connection c = Fencing.call(lease, () -> fx.db.getConnection());
     PreparedStatement prepared = c.prepareStatement("SELECT 1");
     lease.close();
     assertThatThrownBy(() -> Fencing.run(lease, () -> {})).isInstanceOf(LeaseLostException.class);
-    assertThatThrownBy(() -> c.prepareStatement("SELECT 1")).isInstanceOf(LeaseLostException.class);
-    assertThatThrownBy(prepared::executeQuery).isInstanceOf(LeaseLostException.class);
-    assertThatThrownBy(
-            () -> GuardedStatements.update(c, fx.table("accounts"), "owner = ?", "id = ?"))
-        .isInstanceOf(LeaseLostException.class);
+    for (ThrowingCallable call :
+        List.<ThrowingCallable>of(
+            () -> c.prepareStatement("SELECT 1"),
+            prepared::executeQuery,
+            () -> c.createStatement(),
+            () -> GuardedStatements.update(c, fx.table("accounts"), "owner = ?", "id = ?"))) {
+      assertThatThrownBy(call)
+          .isInstanceOfSatisfying(
+              LeaseLostSQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("ZF004"))
+          .hasCauseInstanceOf(LeaseLostException.class);
+    }
     c.close();
   }
 

@@ -215,10 +215,12 @@ class StaleWriterTest {
     String lastSeen = fx.lastStatementSeenBy(pid);
     assertThatThrownBy(
             () -> GuardedStatements.update(fenced, fx.table("accounts"), "owner = ?", "id = ?"))
-        .isInstanceOf(dev.fencing.core.LeaseLostException.class)
+        .as("inside a JDBC call, the JVM's knowledge is an SQLException")
+        .isInstanceOf(LeaseLostSQLException.class)
+        .hasCauseInstanceOf(dev.fencing.core.LeaseLostException.class)
         .hasMessageContaining("no longer held");
     assertThatThrownBy(() -> fenced.prepareStatement("SELECT 1"))
-        .isInstanceOf(dev.fencing.core.LeaseLostException.class);
+        .isInstanceOf(LeaseLostSQLException.class);
     assertThat(fx.lastStatementSeenBy(pid))
         .as("the server saw nothing from the connection after the lease was known lost")
         .isEqualTo(lastSeen);

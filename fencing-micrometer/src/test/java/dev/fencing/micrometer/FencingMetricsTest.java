@@ -16,6 +16,7 @@ import dev.fencing.jdbc.FencedDataSource;
 import dev.fencing.jdbc.FencedLeaseManager;
 import dev.fencing.jdbc.Fencing;
 import dev.fencing.jdbc.StaleTokenException;
+import dev.fencing.jdbc.jooq.FencedDsl;
 import dev.fencing.migrations.EnforcementMode;
 import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.migrations.MigrationOptions;
@@ -26,7 +27,13 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.SQLDialect;
+import org.jooq.exception.DataAccessException;
+import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -190,6 +197,32 @@ class FencingMetricsTest {
                   .gauge()
                   .value())
           .isZero();
+    }
+  }
+
+  @Test
+  void shouldCountAStaleFencedDslWriteTheFenceRejected() {
+    try (App app = App.start(true)) {
+      Lease stale =
+          app.leases().acquire("metrics-dsl", LeaseRequest.forLeaseTime(Duration.ofSeconds(30)));
+      redisson.getBucket(prefix + "{metrics-dsl}:lock", StringCodec.INSTANCE).delete();
+      try (Lease successor =
+          app.leases().acquire("metrics-dsl", LeaseRequest.forLeaseTime(Duration.ofSeconds(30)))) {
+        FencedDsl fenced = new FencedDsl(FenceOptions.defaults().withSchema(fenceSchema));
+        DSLContext ctx = DSL.using(app.db(), SQLDialect.POSTGRES);
+        Field<String> note = DSL.field(DSL.name("note"), String.class);
+        assertThatThrownBy(
+                () ->
+                    Fencing.call(
+                        stale,
+                        () ->
+                            fenced.insert(
+                                ctx, DSL.table(DSL.name(schema, "notes")), Map.of(note, "x"))))
+            .isInstanceOf(DataAccessException.class)
+            .hasCauseInstanceOf(StaleTokenException.class);
+        assertThat(successor.isHeld()).isTrue();
+      }
+      assertThat(app.count(FencingMetrics.REJECTED, "resource", "metrics-dsl")).isEqualTo(1);
     }
   }
 

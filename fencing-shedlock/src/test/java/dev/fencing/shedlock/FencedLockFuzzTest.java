@@ -7,6 +7,7 @@ import dev.fencing.core.LeaseLostException;
 import dev.fencing.core.LeaseManager;
 import dev.fencing.core.testing.StaleViews;
 import dev.fencing.jdbc.Fencing;
+import dev.fencing.jdbc.LeaseLostSQLException;
 import dev.fencing.jdbc.StaleTokenException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -174,7 +175,7 @@ class FencedLockFuzzTest {
       try {
         write(run, lease);
         run.accepted.incrementAndGet();
-      } catch (StaleTokenException | LeaseLostException late) {
+      } catch (StaleTokenException | LeaseLostSQLException | LeaseLostException late) {
         run.lateRejected.incrementAndGet(); // too slow even for its first write: not a fault
         return;
       }

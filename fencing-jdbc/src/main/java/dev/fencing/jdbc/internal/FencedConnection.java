@@ -1,7 +1,6 @@
 package dev.fencing.jdbc.internal;
 
 import dev.fencing.core.Lease;
-import dev.fencing.core.LossReason;
 import dev.fencing.jdbc.FenceObserver;
 import dev.fencing.jdbc.StaleTokenException;
 import java.sql.CallableStatement;
@@ -28,7 +27,7 @@ import java.util.function.BooleanSupplier;
  * trigger refuses the write. With pgjdbc, the view also follows the server's own report of whether
  * a transaction is open.
  */
-public final class FencedConnection extends ForwardingConnection {
+public final class FencedConnection extends DelegatingConnection {
 
   private final Lease lease;
   private final FenceDialect fence;
@@ -36,30 +35,10 @@ public final class FencedConnection extends ForwardingConnection {
   private final boolean triggerMode;
   private final PlainSqlPolicy plainSql;
   private final FenceObserver observer;
+  private final Rejections.FenceReader fenceReader;
   private final BooleanSupplier serverIdle;
   private final boolean settingsRideAlong;
   private boolean settingsInTransaction;
-
-  private FencedConnection(
-      Connection delegate,
-      Lease lease,
-      FenceDialect fence,
-      FenceGuards guards,
-      boolean triggerMode,
-      PlainSqlPolicy plainSql,
-      FenceObserver observer) {
-    super(delegate);
-    this.lease = lease;
-    this.fence = fence;
-    this.guards = guards;
-    this.triggerMode = triggerMode;
-    this.plainSql = plainSql;
-    this.observer = observer;
-    this.serverIdle = PgjdbcTransactions.idleProbe(delegate);
-    // Checked with pgjdbc only: it sends the statements of one execution with a single Sync, so
-    // "settings; statement" runs in one (implicit) transaction.
-    this.settingsRideAlong = triggerMode && PgjdbcTransactions.isPgjdbc(delegate);
-  }
 
   /**
    * Wraps a connection of a fencing scope.
@@ -70,17 +49,30 @@ public final class FencedConnection extends ForwardingConnection {
    * @param guards the guarded SQL of {@code lease}
    * @param triggerMode whether statements carry the registration for the enforcement trigger
    * @param plainSql what happens to plain SQL sent through this connection
-   * @return the fenced connection
+   * @param observer told of every stale write rejected on this connection
+   * @param fenceReader reads the fence outside this connection's transaction
    */
-  public static FencedConnection wrap(
+  public FencedConnection(
       Connection delegate,
       Lease lease,
       FenceDialect fence,
       FenceGuards guards,
       boolean triggerMode,
       PlainSqlPolicy plainSql,
-      FenceObserver observer) {
-    return new FencedConnection(delegate, lease, fence, guards, triggerMode, plainSql, observer);
+      FenceObserver observer,
+      Rejections.FenceReader fenceReader) {
+    super(delegate);
+    this.fenceReader = fenceReader;
+    this.lease = lease;
+    this.fence = fence;
+    this.guards = guards;
+    this.triggerMode = triggerMode;
+    this.plainSql = plainSql;
+    this.observer = observer;
+    this.serverIdle = PgjdbcTransactions.idleProbe(delegate);
+    // Checked with pgjdbc only: it sends the statements of one execution with a single Sync, so
+    // "settings; statement" runs in one (implicit) transaction.
+    this.settingsRideAlong = triggerMode && PgjdbcTransactions.isPgjdbc(delegate);
   }
 
   /** Returns the lease of the scope the connection was taken in. */
@@ -103,11 +95,11 @@ public final class FencedConnection extends ForwardingConnection {
    *
    * @param sql the guarded SQL
    * @return the statement
-   * @throws dev.fencing.core.LeaseLostException if the lease is known lost
+   * @throws dev.fencing.jdbc.LeaseLostSQLException if the lease is known lost
    * @throws SQLException if preparing failed
    */
   public PreparedStatement prepareGuarded(FenceSql.Guarded sql) throws SQLException {
-    lease.checkHeld();
+    Rejections.checkHeld(lease);
     return new GuardedPreparedStatement(this, delegate.prepareStatement(sql.sql()), sql);
   }
 
@@ -137,7 +129,7 @@ public final class FencedConnection extends ForwardingConnection {
    * visible to the trigger in trigger mode, and translates the fence's refusals.
    */
   <T> T execute(SqlCall<T> call) throws SQLException {
-    lease.checkHeld();
+    Rejections.checkHeld(lease);
     if (delegate.getAutoCommit()) {
       return triggerMode ? inOwnTransaction(call) : translated(call);
     }
@@ -153,7 +145,7 @@ public final class FencedConnection extends ForwardingConnection {
    * call} runs the statement alone.
    */
   <T> T executeCarrying(SqlCall<T> call, SqlCall<T> carrying) throws SQLException {
-    lease.checkHeld();
+    Rejections.checkHeld(lease);
     if (delegate.getAutoCommit()) {
       return translated(carrying);
     }
@@ -190,25 +182,14 @@ public final class FencedConnection extends ForwardingConnection {
 
   /**
    * A guarded write affected no row: throws if the fence does not name this lease (stale, or never
-   * registered), else returns (no such row).
+   * registered), else returns (no such row). The lease is marked lost when a newer holder
+   * registered, and the observer hears of the rejection.
+   *
+   * @throws StaleTokenException if the fence names another holder, or none
+   * @throws SQLException if the fence could not be read
    */
-  void classifyNoRows() throws SQLException {
-    try (PreparedStatement read = delegate.prepareStatement(fence.readFence())) {
-      read.setString(1, lease.resource());
-      try (ResultSet row = read.executeQuery()) {
-        long current = 0;
-        String leaseId = null;
-        if (row.next()) {
-          current = row.getLong(1);
-          leaseId = row.getString(2);
-        }
-        try {
-          FenceClassifier.requireNoSuchRow(lease, current, leaseId);
-        } catch (StaleTokenException stale) {
-          throw reported(stale);
-        }
-      }
-    }
+  public void classifyNoRows() throws SQLException {
+    Rejections.classifyNoRows(delegate, fence.readFence(), lease, observer);
   }
 
   private void joinTransaction() throws SQLException {
@@ -258,55 +239,47 @@ public final class FencedConnection extends ForwardingConnection {
     try {
       return call.call();
     } catch (SQLException e) {
-      throw reported(FenceClassifier.translate(e, lease, triggerMode));
+      throw Rejections.translated(e, lease, triggerMode, observer, fenceReader);
     }
   }
 
   /**
-   * A refusal by the database: when a newer holder registered, the lease is marked lost at once
-   * (listeners fire now, not at the next heartbeat), and the observer hears of every stale refusal.
+   * Opens a statement inside the scope: refused when the lease is known lost, and for updatable
+   * result sets, whose rows the driver writes with SQL of its own that nothing guards.
    */
-  private SQLException reported(SQLException failure) {
-    if (failure instanceof StaleTokenException stale) {
-      if (stale.reason() == StaleTokenException.Reason.SUPERSEDED) {
-        lease.markLost(LossReason.SUPERSEDED);
-      }
-      try {
-        observer.onWriteRejected(stale);
-      } catch (RuntimeException e) {
-        stale.addSuppressed(e);
-      }
+  private void opening(int resultSetConcurrency) throws SQLException {
+    Rejections.checkHeld(lease);
+    if (resultSetConcurrency == ResultSet.CONCUR_UPDATABLE) {
+      throw FencedResultSet.updatableRefused();
     }
-    return failure;
   }
 
   @Override
-  public Statement createStatement() throws SQLException {
-    lease.checkHeld();
-    return new FencedStatement<>(this, delegate.createStatement(), false);
+  public FencedStatement<Statement> createStatement() throws SQLException {
+    return statement(ResultSet.CONCUR_READ_ONLY, () -> delegate.createStatement());
   }
 
   @Override
-  public Statement createStatement(int resultSetType, int resultSetConcurrency)
+  public FencedStatement<Statement> createStatement(int type, int concurrency) throws SQLException {
+    return statement(concurrency, () -> delegate.createStatement(type, concurrency));
+  }
+
+  @Override
+  public FencedStatement<Statement> createStatement(int type, int concurrency, int holdability)
       throws SQLException {
-    lease.checkHeld();
-    return new FencedStatement<>(
-        this, delegate.createStatement(resultSetType, resultSetConcurrency), false);
+    return statement(concurrency, () -> delegate.createStatement(type, concurrency, holdability));
+  }
+
+  private FencedStatement<Statement> statement(int concurrency, SqlCall<Statement> create)
+      throws SQLException {
+    opening(concurrency);
+    return new FencedStatement<>(this, create.call(), Routing.PLAIN);
   }
 
   @Override
-  public Statement createStatement(
-      int resultSetType, int resultSetConcurrency, int resultSetHoldability) throws SQLException {
-    lease.checkHeld();
-    return new FencedStatement<>(
-        this,
-        delegate.createStatement(resultSetType, resultSetConcurrency, resultSetHoldability),
-        false);
-  }
-
-  @Override
-  public PreparedStatement prepareStatement(String sql) throws SQLException {
-    lease.checkHeld();
+  public FencedPreparedStatement<PreparedStatement> prepareStatement(String sql)
+      throws SQLException {
+    opening(ResultSet.CONCUR_READ_ONLY);
     boolean mayControlTransaction = SqlLexer.mayControlTransaction(sql);
     String routed = routePlainSql(sql, mayControlTransaction);
     if (settingsRideAlong
@@ -316,50 +289,45 @@ public final class FencedConnection extends ForwardingConnection {
       return new TriggerPreparedStatement(
           this, delegate.prepareStatement(sql), guards.triggerSettings(), sql);
     }
-    return preparedRouted(
-        sql, routed, mayControlTransaction, routedSql -> delegate.prepareStatement(routedSql));
+    return prepared(sql, routed, mayControlTransaction, r -> delegate.prepareStatement(r));
   }
 
   @Override
-  public PreparedStatement prepareStatement(String sql, int autoGeneratedKeys) throws SQLException {
-    lease.checkHeld();
-    return preparedRouted(sql, routed -> delegate.prepareStatement(routed, autoGeneratedKeys));
-  }
-
-  @Override
-  public PreparedStatement prepareStatement(String sql, int[] columnIndexes) throws SQLException {
-    lease.checkHeld();
-    return preparedRouted(sql, routed -> delegate.prepareStatement(routed, columnIndexes));
-  }
-
-  @Override
-  public PreparedStatement prepareStatement(String sql, String[] columnNames) throws SQLException {
-    lease.checkHeld();
-    return preparedRouted(sql, routed -> delegate.prepareStatement(routed, columnNames));
-  }
-
-  @Override
-  public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency)
+  public FencedPreparedStatement<PreparedStatement> prepareStatement(String sql, int keys)
       throws SQLException {
-    lease.checkHeld();
-    return preparedRouted(
-        sql, routed -> delegate.prepareStatement(routed, resultSetType, resultSetConcurrency));
+    return prepared(sql, ResultSet.CONCUR_READ_ONLY, r -> delegate.prepareStatement(r, keys));
   }
 
   @Override
-  public PreparedStatement prepareStatement(
-      String sql, int resultSetType, int resultSetConcurrency, int resultSetHoldability)
+  public FencedPreparedStatement<PreparedStatement> prepareStatement(String sql, int[] columns)
       throws SQLException {
-    lease.checkHeld();
-    return preparedRouted(
-        sql,
-        routed ->
-            delegate.prepareStatement(
-                routed, resultSetType, resultSetConcurrency, resultSetHoldability));
+    return prepared(sql, ResultSet.CONCUR_READ_ONLY, r -> delegate.prepareStatement(r, columns));
   }
 
-  private PreparedStatement prepared(PreparedStatement statement, boolean mayControlTransaction) {
-    return new FencedPreparedStatement<>(this, statement, mayControlTransaction);
+  @Override
+  public FencedPreparedStatement<PreparedStatement> prepareStatement(String sql, String[] columns)
+      throws SQLException {
+    return prepared(sql, ResultSet.CONCUR_READ_ONLY, r -> delegate.prepareStatement(r, columns));
+  }
+
+  @Override
+  public FencedPreparedStatement<PreparedStatement> prepareStatement(
+      String sql, int type, int concurrency) throws SQLException {
+    return prepared(sql, concurrency, r -> delegate.prepareStatement(r, type, concurrency));
+  }
+
+  @Override
+  public FencedPreparedStatement<PreparedStatement> prepareStatement(
+      String sql, int type, int concurrency, int holdability) throws SQLException {
+    return prepared(
+        sql, concurrency, r -> delegate.prepareStatement(r, type, concurrency, holdability));
+  }
+
+  private FencedPreparedStatement<PreparedStatement> prepared(
+      String sql, int concurrency, Prepare<PreparedStatement> prepare) throws SQLException {
+    opening(concurrency);
+    boolean mayControlTransaction = SqlLexer.mayControlTransaction(sql);
+    return prepared(sql, routePlainSql(sql, mayControlTransaction), mayControlTransaction, prepare);
   }
 
   /**
@@ -367,57 +335,57 @@ public final class FencedConnection extends ForwardingConnection {
    * guarded statement's classification (zero rows while the fence names another holder is a
    * rejection, never a silent "no such row"); its batch rows carry the full guard.
    */
-  private PreparedStatement preparedRouted(String sql, PreparedStatementFactory prepare)
-      throws SQLException {
-    boolean mayControlTransaction = SqlLexer.mayControlTransaction(sql);
-    return preparedRouted(
-        sql, routePlainSql(sql, mayControlTransaction), mayControlTransaction, prepare);
-  }
-
-  private PreparedStatement preparedRouted(
-      String sql, String routed, boolean mayControlTransaction, PreparedStatementFactory prepare)
+  private FencedPreparedStatement<PreparedStatement> prepared(
+      String sql, String routed, boolean mayControlTransaction, Prepare<PreparedStatement> prepare)
       throws SQLException {
     PreparedStatement statement = prepare.prepare(routed);
-    if (routed.equals(sql)) {
-      return prepared(statement, mayControlTransaction);
+    if (!routed.equals(sql)) {
+      return new GuardedPreparedStatement(this, statement, FenceSql.Guarded.checkedPerRow(routed));
     }
-    return new GuardedPreparedStatement(this, statement, FenceSql.Guarded.checkedPerRow(routed));
+    return new FencedPreparedStatement<>(this, statement, Routing.of(mayControlTransaction));
   }
 
   @FunctionalInterface
-  private interface PreparedStatementFactory {
-    PreparedStatement prepare(String sql) throws SQLException;
+  private interface Prepare<S> {
+    S prepare(String sql) throws SQLException;
   }
 
   @Override
-  public CallableStatement prepareCall(String sql) throws SQLException {
-    lease.checkHeld();
-    return new FencedCallableStatement(this, delegate.prepareCall(routePlainSql(sql)), true);
+  public FencedCallableStatement prepareCall(String sql) throws SQLException {
+    return called(sql, ResultSet.CONCUR_READ_ONLY, r -> delegate.prepareCall(r));
   }
 
   @Override
-  public CallableStatement prepareCall(String sql, int resultSetType, int resultSetConcurrency)
+  public FencedCallableStatement prepareCall(String sql, int type, int concurrency)
       throws SQLException {
-    lease.checkHeld();
-    return new FencedCallableStatement(
-        this, delegate.prepareCall(routePlainSql(sql), resultSetType, resultSetConcurrency), true);
+    return called(sql, concurrency, r -> delegate.prepareCall(r, type, concurrency));
   }
 
   @Override
-  public CallableStatement prepareCall(
-      String sql, int resultSetType, int resultSetConcurrency, int resultSetHoldability)
+  public FencedCallableStatement prepareCall(String sql, int type, int concurrency, int holdability)
       throws SQLException {
-    lease.checkHeld();
+    return called(sql, concurrency, r -> delegate.prepareCall(r, type, concurrency, holdability));
+  }
+
+  /** A call may end the transaction (a procedure that commits); a rewritten write is guarded. */
+  private FencedCallableStatement called(
+      String sql, int concurrency, Prepare<CallableStatement> prepare) throws SQLException {
+    opening(concurrency);
+    String routed = routePlainSql(sql);
     return new FencedCallableStatement(
         this,
-        delegate.prepareCall(
-            routePlainSql(sql), resultSetType, resultSetConcurrency, resultSetHoldability),
-        true);
+        prepare.prepare(routed),
+        routed.equals(sql) ? Routing.MAY_CONTROL_TRANSACTION : Routing.GUARDED);
   }
 
   @Override
   public String nativeSQL(String sql) throws SQLException {
     return delegate.nativeSQL(routePlainSql(sql));
+  }
+
+  @Override
+  public FencedDatabaseMetaData getMetaData() throws SQLException {
+    return new FencedDatabaseMetaData(this, delegate.getMetaData());
   }
 
   @Override
@@ -451,67 +419,7 @@ public final class FencedConnection extends ForwardingConnection {
   }
 
   @Override
-  public <T> T unwrap(Class<T> iface) throws SQLException {
-    return iface.isInstance(this) ? iface.cast(this) : delegate.unwrap(iface);
-  }
-
-  @Override
-  public boolean isWrapperFor(Class<?> iface) throws SQLException {
-    return iface.isInstance(this) || delegate.isWrapperFor(iface);
-  }
-
-  @Override
   public String toString() {
     return "FencedConnection[" + lease + ", " + delegate + "]";
-  }
-
-  /** pgjdbc's report of the server's transaction status, when the driver is pgjdbc. */
-  private static final class PgjdbcTransactions {
-    private static final boolean PRESENT = present();
-
-    static boolean isPgjdbc(Connection connection) {
-      try {
-        return PRESENT && Probe.isPgjdbc(connection);
-      } catch (SQLException e) {
-        return false;
-      }
-    }
-
-    static BooleanSupplier idleProbe(Connection connection) {
-      if (!PRESENT) {
-        return () -> false;
-      }
-      try {
-        return Probe.of(connection);
-      } catch (SQLException e) {
-        return () -> false;
-      }
-    }
-
-    private static boolean present() {
-      try {
-        Class.forName(
-            "org.postgresql.core.BaseConnection", false, PgjdbcTransactions.class.getClassLoader());
-        return true;
-      } catch (ClassNotFoundException | LinkageError e) {
-        return false;
-      }
-    }
-
-    /** Loaded only when pgjdbc is present. */
-    private static final class Probe {
-      static boolean isPgjdbc(Connection connection) throws SQLException {
-        return connection.isWrapperFor(org.postgresql.core.BaseConnection.class);
-      }
-
-      static BooleanSupplier of(Connection connection) throws SQLException {
-        if (!connection.isWrapperFor(org.postgresql.core.BaseConnection.class)) {
-          return () -> false;
-        }
-        org.postgresql.core.BaseConnection pg =
-            connection.unwrap(org.postgresql.core.BaseConnection.class);
-        return () -> pg.getTransactionState() == org.postgresql.core.TransactionState.IDLE;
-      }
-    }
   }
 }

@@ -17,7 +17,7 @@ import java.util.Map;
  * <p>Parameters set before the first {@code addBatch} inside a transaction are remembered and
  * replayed onto the batched form; from then on they go straight to it.
  */
-final class GuardedPreparedStatement extends BindingPreparedStatement {
+final class GuardedPreparedStatement extends DelegatingBindingStatement {
 
   private final FenceSql.Guarded sql;
   private Map<Integer, Binding> bindings;
@@ -25,17 +25,8 @@ final class GuardedPreparedStatement extends BindingPreparedStatement {
 
   GuardedPreparedStatement(
       FencedConnection connection, PreparedStatement delegate, FenceSql.Guarded sql) {
-    super(connection, delegate, false);
+    super(connection, delegate, Routing.GUARDED);
     this.sql = sql;
-  }
-
-  @Override
-  <T> T execution(SqlCall<T> call) throws SQLException {
-    T result = super.execution(call);
-    if (affectedNoRow(result)) {
-      connection.classifyNoRows();
-    }
-    return result;
   }
 
   @Override
@@ -58,27 +49,21 @@ final class GuardedPreparedStatement extends BindingPreparedStatement {
 
   @Override
   public int[] executeBatch() throws SQLException {
-    if (batch == null) {
-      return super.executeBatch();
-    }
-    requireTransaction();
-    return execution(
-        () -> {
-          connection.verifyBatch();
-          return batch.executeBatch();
-        });
+    return batch == null ? super.executeBatch() : verified(() -> batch.executeBatch());
   }
 
   @Override
   public long[] executeLargeBatch() throws SQLException {
-    if (batch == null) {
-      return super.executeLargeBatch();
-    }
+    return batch == null ? super.executeLargeBatch() : verified(() -> batch.executeLargeBatch());
+  }
+
+  /** Runs the batched form inside its transaction, right after the fence check of the batch. */
+  private <T> T verified(SqlCall<T> batchCall) throws SQLException {
     requireTransaction();
     return execution(
         () -> {
           connection.verifyBatch();
-          return batch.executeLargeBatch();
+          return batchCall.call();
         });
   }
 
@@ -111,13 +96,7 @@ final class GuardedPreparedStatement extends BindingPreparedStatement {
 
   @Override
   public void close() throws SQLException {
-    try {
-      if (batch != null) {
-        batch.close();
-      }
-    } finally {
-      delegate.close();
-    }
+    closeWith(batch);
   }
 
   @Override

@@ -2,8 +2,6 @@ package dev.fencing.jdbc.internal;
 
 import dev.fencing.core.Lease;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 
@@ -21,18 +19,7 @@ final class Registrations {
    */
   static void requireFenceNames(Connection connection, String readFence, Lease lease)
       throws SQLException {
-    long current = 0;
-    String currentLease = null;
-    try (PreparedStatement read = connection.prepareStatement(readFence)) {
-      read.setString(1, lease.resource());
-      try (ResultSet row = read.executeQuery()) {
-        if (row.next()) {
-          current = row.getLong(1);
-          currentLease = row.getString(2);
-        }
-      }
-    }
-    FenceClassifier.requireNoSuchRow(lease, current, currentLease);
+    Rejections.requireFenceNames(connection, readFence, lease);
   }
 
   /** Whole milliseconds, rounded up, at least 1 and at most {@code Integer.MAX_VALUE}. */

@@ -1,7 +1,6 @@
 package dev.fencing.jdbc.internal;
 
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.util.HashMap;
@@ -21,7 +20,7 @@ import java.util.Map;
  * <p>Everything else (queries, {@code execute}, batches) runs the statement as written, after the
  * settings were carried the usual way.
  */
-final class TriggerPreparedStatement extends BindingPreparedStatement {
+final class TriggerPreparedStatement extends DelegatingBindingStatement {
 
   private final String carryingSql;
   private final Map<Integer, Binding> bindings = new HashMap<>();
@@ -32,7 +31,7 @@ final class TriggerPreparedStatement extends BindingPreparedStatement {
 
   TriggerPreparedStatement(
       FencedConnection connection, PreparedStatement delegate, String settings, String sql) {
-    super(connection, delegate, false);
+    super(connection, delegate, Routing.PLAIN);
     this.carryingSql = settings + "; " + sql;
   }
 
@@ -93,8 +92,8 @@ final class TriggerPreparedStatement extends BindingPreparedStatement {
   }
 
   @Override
-  public ResultSet getResultSet() throws SQLException {
-    return current().getResultSet();
+  public FencedResultSet getResultSet() throws SQLException {
+    return wrap(current().getResultSet());
   }
 
   @Override
@@ -137,12 +136,6 @@ final class TriggerPreparedStatement extends BindingPreparedStatement {
 
   @Override
   public void close() throws SQLException {
-    try {
-      if (carrying != null) {
-        carrying.close();
-      }
-    } finally {
-      delegate.close();
-    }
+    closeWith(carrying);
   }
 }

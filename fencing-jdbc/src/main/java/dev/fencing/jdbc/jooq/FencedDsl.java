@@ -1,15 +1,18 @@
 package dev.fencing.jdbc.jooq;
 
 import dev.fencing.core.Lease;
-import dev.fencing.core.LossReason;
+import dev.fencing.jdbc.FenceObserver;
 import dev.fencing.jdbc.FenceOptions;
 import dev.fencing.jdbc.FencedDataSource;
 import dev.fencing.jdbc.Fencing;
 import dev.fencing.jdbc.StaleTokenException;
-import dev.fencing.jdbc.internal.FenceClassifier;
 import dev.fencing.jdbc.internal.FenceSql;
+import dev.fencing.jdbc.internal.FencedConnection;
 import dev.fencing.jdbc.internal.MariaDbDialect;
+import dev.fencing.jdbc.internal.Rejections;
 import dev.fencing.schema.FenceSchema;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -377,25 +380,42 @@ public final class FencedDsl {
                     "a guarded write must run inside Fencing.run(lease, ...); nothing was written"));
   }
 
+  /**
+   * A write that affected no row: classified by the fenced connection the context runs on (its
+   * observer hears of the rejection), else with a read of the fence through the context.
+   */
   private int classified(DSLContext ctx, Lease lease, int rows) {
     if (rows > 0) {
       return rows;
     }
-    var read =
-        ctx.select(fenceToken, fenceLease)
-            .from(fenceTable)
-            .where(fenceResource.eq(lease.resource()));
-    // on MariaDB a locking read: a plain one returns a REPEATABLE READ transaction's snapshot
-    Record2<Long, String> fence = isMariaDb(ctx) ? read.forShare().fetchOne() : read.fetchOne();
-    try {
-      FenceClassifier.requireNoSuchRow(
-          lease, fence == null ? 0 : fence.value1(), fence == null ? null : fence.value2());
-      return 0;
-    } catch (StaleTokenException stale) {
-      if (stale.reason() == StaleTokenException.Reason.SUPERSEDED) {
-        lease.markLost(LossReason.SUPERSEDED);
-      }
+    StaleTokenException stale = ctx.connectionResult(c -> rejection(ctx, c, lease));
+    if (stale != null) {
       throw new DataAccessException(stale.getMessage(), stale);
+    }
+    return 0;
+  }
+
+  private StaleTokenException rejection(DSLContext ctx, Connection connection, Lease lease)
+      throws SQLException {
+    try {
+      if (connection.isWrapperFor(FencedConnection.class)) {
+        connection.unwrap(FencedConnection.class).classifyNoRows();
+        return null;
+      }
+      var read =
+          ctx.select(fenceToken, fenceLease)
+              .from(fenceTable)
+              .where(fenceResource.eq(lease.resource()));
+      // on MariaDB a locking read: a plain one returns a REPEATABLE READ transaction's snapshot
+      Record2<Long, String> fence = isMariaDb(ctx) ? read.forShare().fetchOne() : read.fetchOne();
+      Rejections.classify(
+          lease,
+          fence == null ? 0 : fence.value1(),
+          fence == null ? null : fence.value2(),
+          FenceObserver.NONE);
+      return null;
+    } catch (StaleTokenException stale) {
+      return stale;
     }
   }
 }
