@@ -1,6 +1,7 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.core.Lease;
+import dev.fencing.jdbc.internal.FenceClassifier;
 import dev.fencing.jdbc.internal.FenceDialect;
 import dev.fencing.schema.FenceSchema;
 import java.sql.Connection;
@@ -119,7 +120,8 @@ public final class ResourceFence {
             millisRoundedUp(attempt),
             pastBound && options.endStaleBlockers()
                 ? Duration.ofNanos(now - start).truncatedTo(ChronoUnit.MILLIS)
-                : null);
+                : null,
+            deadline - now);
         return;
       } catch (SQLException e) {
         if (!dialect.isLockTimeout(e)) {
@@ -160,9 +162,22 @@ public final class ResourceFence {
   }
 
   /**
-   * One registration attempt under {@code lock_timeout}; with {@code endBlockersAfter}, stale
-   * blockers of the fence row are ended while it waits.
+   * What the fence says about {@code lease} now: it names it ({@code NO_SUCH_ROW}), holds a lower
+   * token or none ({@code NOT_REGISTERED}: a fail-over lost the registration), or names another
+   * registration, a newer one or this one made before the server's last promotion ({@code STALE}).
    */
+  FenceClassifier.Verdict check(Lease lease) throws SQLException {
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement read = connection.prepareStatement(dialect(connection).readFence())) {
+      read.setString(1, lease.resource());
+      try (ResultSet row = read.executeQuery()) {
+        return row.next()
+            ? FenceClassifier.ofFence(lease, row.getLong(1), row.getString(2))
+            : FenceClassifier.ofFence(lease, 0, null);
+      }
+    }
+  }
+
   /**
    * Once per fence: the configured schema must be one the migrations created, at this library's
    * contract version, so a schema given to the migrations and another given to {@link FenceOptions}
@@ -218,9 +233,11 @@ public final class ResourceFence {
     contractChecked = true;
   }
 
-  private void registerOnce(Lease lease, long lockTimeoutMillis, Duration endBlockersAfter)
+  private void registerOnce(
+      Lease lease, long lockTimeoutMillis, Duration endBlockersAfter, long commitBoundNanos)
       throws SQLException {
-    dialect.registerOnce(dataSource, options.schema(), lease, lockTimeoutMillis, endBlockersAfter);
+    dialect.registerOnce(
+        dataSource, options.schema(), lease, lockTimeoutMillis, endBlockersAfter, commitBoundNanos);
   }
 
   /**

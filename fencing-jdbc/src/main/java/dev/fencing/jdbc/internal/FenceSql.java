@@ -41,23 +41,40 @@ public final class FenceSql {
   }
 
   private final String fenceTable;
+  private final String epoch;
 
   /** Creates the SQL for a fence in {@code schema} (validated by the caller). */
   public FenceSql(String schema) {
     this.fenceTable = FenceSchema.fenceTable(schema);
+    this.epoch =
+        fenceTable.substring(0, fenceTable.length() - FenceSchema.FENCE_TABLE.length())
+            + "fence_epoch()";
   }
 
-  /** Reads the registration of a resource: one parameter, the resource. */
+  /**
+   * Reads the registration of a resource: one parameter, the resource. A registration made on an
+   * older epoch (before the server's last promotion) reads with no lease id: it names no holder any
+   * more.
+   */
   public String readFence() {
-    return "SELECT token, lease_id FROM " + fenceTable + " WHERE resource = ?";
+    return "SELECT token, CASE WHEN epoch = "
+        + epoch
+        + " THEN lease_id END FROM "
+        + fenceTable
+        + " WHERE resource = ?";
   }
 
-  /** Registers a holder: parameters resource, token, lease id; returns a row when registered. */
+  /**
+   * Registers a holder on the server's current epoch: parameters resource, token, lease id; returns
+   * a row when registered.
+   */
   public String register() {
     return "INSERT INTO "
         + fenceTable
-        + " AS f (resource, token, lease_id) VALUES (?, ?, ?) ON CONFLICT (resource) DO UPDATE"
-        + " SET token = EXCLUDED.token, lease_id = EXCLUDED.lease_id, registered_at = now()"
+        + " AS f (resource, token, lease_id, epoch) VALUES (?, ?, ?, "
+        + epoch
+        + ") ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, lease_id ="
+        + " EXCLUDED.lease_id, epoch = EXCLUDED.epoch, registered_at = now()"
         + " WHERE f.token < EXCLUDED.token RETURNING f.token";
   }
 
@@ -162,7 +179,8 @@ public final class FenceSql {
               + "', true)";
       String boundIdle =
           "set_config('idle_in_transaction_session_timeout', '" + idleTimeout + "', true)";
-      String names = " AND f.token = " + token + " AND f.lease_id = '" + leaseId + "'";
+      String names =
+          " AND f.token = " + token + " AND f.lease_id = '" + leaseId + "' AND f.epoch = " + epoch;
       // Drawn per registration, not per transaction or statement: the statements keep one text,
       // so the driver's and the server's prepared statements are reused from batch to batch.
       String marker = newBatchMarker();
@@ -180,7 +198,7 @@ public final class FenceSql {
       // Locks first (the materialized CTE), then compares the locked, rechecked row: the marker is
       // set only while this transaction holds the fence row that names this registration.
       this.verify =
-          "WITH locked AS MATERIALIZED (SELECT f.token, f.lease_id FROM "
+          "WITH locked AS MATERIALIZED (SELECT f.token, f.lease_id, f.epoch FROM "
               + fenceTable
               + " f WHERE f.resource = "
               + resourceLiteral
