@@ -46,9 +46,24 @@ public final class FenceSql {
   /** Creates the SQL for a fence in {@code schema} (validated by the caller). */
   public FenceSql(String schema) {
     this.fenceTable = FenceSchema.fenceTable(schema);
-    this.epoch =
-        fenceTable.substring(0, fenceTable.length() - FenceSchema.FENCE_TABLE.length())
-            + "fence_epoch()";
+    this.epoch = epochFunction(schema);
+  }
+
+  /**
+   * The call of the fence schema's {@code fence_epoch()}: the server's current epoch (its WAL
+   * timeline), which every registration stores and every fence check compares.
+   */
+  static String epochFunction(String schema) {
+    String table = FenceSchema.fenceTable(schema);
+    return table.substring(0, table.length() - FenceSchema.FENCE_TABLE.length()) + "fence_epoch()";
+  }
+
+  /**
+   * The fence's lease id as a column expression that is null for a registration of an older epoch,
+   * for reads that classify a refusal.
+   */
+  public String leaseIdOnCurrentEpoch() {
+    return "CASE WHEN epoch = " + epoch + " THEN lease_id END";
   }
 
   /**
@@ -57,9 +72,9 @@ public final class FenceSql {
    * more.
    */
   public String readFence() {
-    return "SELECT token, CASE WHEN epoch = "
-        + epoch
-        + " THEN lease_id END FROM "
+    return "SELECT token, "
+        + leaseIdOnCurrentEpoch()
+        + " FROM "
         + fenceTable
         + " WHERE resource = ?";
   }
