@@ -1,6 +1,7 @@
 package dev.fencing.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.Lease;
 import dev.fencing.core.LossReason;

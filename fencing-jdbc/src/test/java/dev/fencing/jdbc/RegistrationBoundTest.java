@@ -85,6 +85,30 @@ class RegistrationBoundTest {
   }
 
   /**
+   * A successor whose lease is never renewed (ShedLock without keep-alive, {@code @Fenced} without
+   * renewal) counts its lease lost at nine tenths of its lease time: the bound must end a frozen
+   * holder well before that, or no one ever takes over from it.
+   */
+  @Test
+  void aFrozenHolderIsEndedBeforeANonRenewingSuccessorsLeaseIsJudgedLost() throws Exception {
+    String resource = nextResource("client-write-non-renewing");
+    RedisLeaseManager leases = fx.leases();
+    Lease a = registered(leases.acquire(resource, FencingFixture.lease(LEASE)));
+    try (FrozenPgClient frozen = clientStoppedReadingInside(a)) {
+      fx.expireInRedis(resource);
+      Lease b = leases.acquire(resource, FencingFixture.lease(LEASE).withoutRenewal());
+
+      Duration waited = timeRegistration(fence(true, LONG_TIMEOUT), b);
+
+      report("client stopped reading, non-renewing successor", waited);
+      assertThat(b.isHeld()).isTrue();
+      awaitGone(frozen.backendPid());
+      assertThat(fx.db.fence().currentToken(resource)).hasValue(b.token().value());
+      assertThat(fx.guardedSetOwner(b, 100 + resources.get(), "B")).isZero();
+    }
+  }
+
+  /**
    * Registration ends only sessions that lock the fence row with {@code SELECT ... FOR SHARE};
    * whoever writes the fence table (another registration, a migration, an operator) is waited for
    * and never ended.
