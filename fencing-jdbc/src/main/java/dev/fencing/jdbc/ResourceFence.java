@@ -26,8 +26,8 @@ import javax.sql.DataSource;
  *
  * <p>Registration waits for in-flight guarded writes of the previous holder (they hold the fence
  * row {@code FOR SHARE} until they commit), retrying under {@code lock_timeout} until {@link
- * FenceOptions#registrationTimeout()}. A holder frozen inside a transaction delays it by about one
- * lease time: see {@link #register(Lease)}.
+ * FenceOptions#registrationTimeout()}. A holder frozen inside a transaction delays it by about a
+ * quarter of the lease time: see {@link #register(Lease)}.
  */
 public final class ResourceFence {
 
@@ -60,8 +60,8 @@ public final class ResourceFence {
    * Registers {@code lease} as the resource's current holder.
    *
    * <p>The previous holder's transactions that locked the fence row (guarded writes in flight) are
-   * waited for, for at most about one lease time ({@code lease.leaseTime()}), counted from the
-   * call:
+   * waited for, for at most about a quarter of the lease time ({@code lease.leaseTime()}), counted
+   * from the call, so that even a lease that is never renewed ends them before it is judged lost:
    *
    * <ul>
    *   <li>a transaction left idle is ended by the server ({@code
@@ -105,7 +105,7 @@ public final class ResourceFence {
     }
     long start = System.nanoTime();
     long deadline = start + nanos(options.registrationTimeout());
-    long bound = start + nanos(lease.leaseTime());
+    long bound = start + nanos(blockerBound(lease));
     SQLException lastTimeout;
     do {
       long now = System.nanoTime();
@@ -252,6 +252,19 @@ public final class ResourceFence {
       dialect = known;
     }
     return known;
+  }
+
+  /**
+   * How long a registration waits for the previous holder's transactions before it ends the stale
+   * ones: a quarter of the lease time. A lease that is never renewed is judged lost once its lease
+   * time minus its safety margin has passed, and the margin may be up to two thirds of the lease
+   * time, so the registration of a non-renewing lease must end its blockers before a third of it; a
+   * quarter leaves the acquisition itself some time. Ending them earlier is safe: only sessions
+   * that lock the fence row for an older registration are ended, and only while this lease is held,
+   * so none of them belongs to a holder whose lease is still valid.
+   */
+  static Duration blockerBound(Lease lease) {
+    return lease.leaseTime().dividedBy(4);
   }
 
   /** Saturates instead of overflowing: a bound beyond ~146 years is as good as none. */
