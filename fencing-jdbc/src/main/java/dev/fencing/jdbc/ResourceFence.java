@@ -78,6 +78,11 @@ public final class ResourceFence {
    *       cannot be told apart and are waited for): see docs/mariadb.md.
    * </ul>
    *
+   * <p>On PostgreSQL the registration's transaction raises {@code synchronous_commit} to at least
+   * {@code on} and stores the server's fence epoch (its WAL timeline), so a registration is durable
+   * on every synchronous standby before this returns, and one made before a promotion names no
+   * holder after it: see docs/operations.md.
+   *
    * <p>No holder whose lease is still valid can be ended this way: a lease is granted only after
    * the previous one expired or was released, and registration only runs while {@code lease} is
    * held.
@@ -86,6 +91,11 @@ public final class ResourceFence {
    * @throws StaleTokenException if the fence already holds this token or a higher one for another
    *     lease (Redis handed out a token the database has seen: see {@link FencedLeaseManager})
    * @throws SQLTimeoutException if the fence row stayed locked for the whole registration timeout
+   * @throws SQLNonTransientException (PostgreSQL) if the commit came back with a warning (a wait
+   *     for the synchronous standby that was cancelled: committed locally, maybe not replicated),
+   *     or still waited for the synchronous standby when the registration timeout ran out (its
+   *     backend was then ended); the registration may have committed on the primary only, and must
+   *     be treated as failed
    * @throws SQLNonTransientException (SQLState {@code 3F000}) at the first registration, if {@link
    *     FenceOptions#schema()} is not a fence schema the migrations created (the message names the
    *     ones that exist), or its migrations are older than this library
