@@ -15,6 +15,10 @@
  *   CLIENT_FLAG   broken: batches run the row guard only once a Java-side flag says the
  *                 transaction was verified; COMMIT sent as SQL text leaves the flag set
  *                 (needs STMTS >= 3)
+ *   FAILOVER      PostgreSQL fails over once to an asynchronous standby that missed the last
+ *                 registration (the fence goes back to the version before it, the epoch moves
+ *                 on); holders re-register a lease the fence lost (FencedLeaseManager's check)
+ *   NOEPOCH       broken (with FAILOVER): fence checks ignore the epoch
  */
 
 #ifndef HOLDERS
@@ -57,7 +61,23 @@ byte rowlock;
 byte rowChanged; /* holders whose snapshot predates a committed write of the row */
 #endif
 
-/* ghost: the committed registration with the highest token (the first one at that token) */
+/* the fence epoch (PostgreSQL timeline): the fence row's, the server's; and the fence version the
+   asynchronous standby has (the one before the last registration) */
+byte fepoch;
+byte sepoch;
+byte prevTok;
+byte prevLease;
+byte prevEpoch;
+byte failovers;
+
+#ifdef NOEPOCH
+#define EPOCH_OK true
+#else
+#define EPOCH_OK (fepoch == sepoch)
+#endif
+
+/* ghost: the committed registration with the highest token (the first one at that token); after
+   a fail-over, of the history the promoted standby has (what it never received is lost) */
 byte hiTok;
 byte hiLease;
 
@@ -71,6 +91,29 @@ end:
   :: atomic { faults < FAULTS && counter > 0 -> faults++; counter--; lockOwner = NONE;
               printf("redis: fail-over to a replica that missed the last INCR, counter %d\n", counter) }
   od
+}
+
+#ifdef FAILOVER
+/* The primary is lost between transactions (in-flight ones die with it): the promoted standby has
+   the fence as it was before the last registration, and a new timeline. */
+active proctype Failover() {
+  atomic { failovers < 1 && xlock == NONE && shares == 0 && rowlock == NONE ->
+    failovers++; ftok = prevTok; flease = prevLease; fepoch = prevEpoch; sepoch++;
+    hiTok = ftok; hiLease = flease;
+    printf("postgres: fail-over to a standby without the last registration: fence %d lease %d epoch %d, server epoch %d\n",
+           ftok, flease, fepoch, sepoch) }
+}
+#endif
+
+/* a registration commits: the fence row moves up, on the server's epoch */
+inline registerNow() {
+  prevTok = ftok; prevLease = flease; prevEpoch = fepoch;
+  ftok = tok; flease = lease; fepoch = sepoch; regEpoch = sepoch;
+  printf("holder %d: registered token %d lease %d epoch %d\n", me, tok, lease, sepoch);
+  if
+  :: tok > hiTok -> hiTok = tok; hiLease = lease
+  :: else
+  fi
 }
 
 /* The statement's snapshot (READ COMMITTED), or the transaction's, taken by its first
@@ -104,7 +147,7 @@ inline fenceCheck(verifying) {
 #endif
      atomic { xlock == NONE ->
        if
-       :: flease == lease -> shares = shares | BIT(me); fenceOk = true
+       :: flease == lease && EPOCH_OK -> shares = shares | BIT(me); fenceOk = true
 #ifdef RR
        :: else -> aborted = true
 #else
@@ -171,13 +214,13 @@ inline triggerWrite() {
        :: flease != snapLease -> aborted = true
        :: else ->
           if
-          :: flease == lease -> shares = shares | BIT(me); mTrig = true
+          :: flease == lease && EPOCH_OK -> shares = shares | BIT(me); mTrig = true
           :: else -> aborted = true
           fi
        fi
 #else
        if
-       :: flease == lease -> shares = shares | BIT(me); mTrig = true
+       :: flease == lease && EPOCH_OK -> shares = shares | BIT(me); mTrig = true
        :: else -> aborted = true
        fi
 #endif
@@ -219,6 +262,8 @@ inline commitWrites() {
        printf("holder %d: COMMIT of a write with token %d lease %d (fence: %d lease %d)\n",
               me, tok, lease, ftok, flease);
        assert(tok > hiTok || (tok == hiTok && lease == hiLease));
+       /* after a promotion, no write commits under a registration made before it */
+       assert(regEpoch == sepoch);
        rowtok = tok;
 #ifdef RR
        rowChanged = rowChanged | OTHERS(me);
@@ -236,7 +281,7 @@ inline rollback() {
 }
 
 proctype Holder(byte me) {
-  byte tok, lease, cur, acq, txn, st, snapLease, snapRow;
+  byte tok, lease, cur, acq, txn, st, snapLease, snapRow, regEpoch;
   bool autocommit, wrote, aborted, mGuard, mTrig, fenceOk, snapTaken;
 #ifdef CLIENT_FLAG
   bool jflag;      /* the connection's Java-side "verified in this transaction" flag */
@@ -264,12 +309,7 @@ acquire:
   if
   :: cur ->
      if
-     :: atomic { ftok = tok; flease = lease; xlock = NONE;
-          printf("holder %d: registered token %d lease %d\n", me, tok, lease);
-          if
-          :: tok > hiTok -> hiTok = tok; hiLease = lease
-          :: else
-          fi };
+     :: atomic { registerNow(); xlock = NONE };
         goto work
      :: atomic { xlock = NONE; printf("holder %d: registration rolled back\n", me) };  /* connection lost before commit: rolled back, lease released */
         goto release
@@ -291,6 +331,12 @@ acquire:
 work:
   txn = 0;
   do
+#ifdef FAILOVER
+  :: /* FencedLeaseManager's fence check: the fence no longer knows this lease (whatever the
+        holder's own view of its lease: a paused holder may do this late) */
+     atomic { xlock == NONE && shares == 0 && ftok < tok -> printf("holder %d: the fence lost lease %d: registering again\n", me, lease);
+              registerNow() }
+#endif
   :: txn < TXNS ->
      txn++;
      if

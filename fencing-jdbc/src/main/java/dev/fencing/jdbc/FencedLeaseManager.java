@@ -6,10 +6,16 @@ import dev.fencing.core.LeaseManager;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LeaseRequest;
 import dev.fencing.core.LossReason;
+import dev.fencing.jdbc.internal.FenceClassifier;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,6 +31,15 @@ import org.slf4j.LoggerFactory;
  * view. A lease is returned only once registered; a lease that could not be registered is always
  * released before the exception is thrown.
  *
+ * <p>While a lease it registered is held, the manager reads the fence every third of the lease
+ * time. If the fence no longer knows the lease (a fail-over to a standby that missed the
+ * registration), it registers the lease again: that needs a token strictly above the fence's,
+ * exactly like a first registration, so it never lets an older holder back in. If the fence names a
+ * newer registration, or this very registration made before the server's last promotion (an older
+ * fence epoch, which could hide a newer registration the fail-over lost), the lease is marked lost
+ * ({@link LossReason#SUPERSEDED}): its holder must acquire again, for a new token. A holder the
+ * fence does not know is never left holding the lock silently.
+ *
  * <p>The leases returned are the delegate's own, so {@link Lease#markLost(LossReason)} reaches them
  * directly. {@link #close()} closes the delegate: the delegate is typically created only to be
  * passed here, so this manager owns it. It does not close the fence's data source, which the
@@ -35,9 +50,12 @@ public final class FencedLeaseManager implements LeaseManager {
   private static final Logger log = LoggerFactory.getLogger(FencedLeaseManager.class);
   private static final int MAX_RECOVERIES = 3;
 
+  private static final long MIN_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
   private final LeaseManager delegate;
   private final ResourceFence fence;
   private final FenceObserver observer;
+  private final ScheduledExecutorService checks = checker();
 
   /**
    * Creates the manager. It takes ownership of {@code delegate}: closing this manager closes it.
@@ -124,7 +142,91 @@ public final class FencedLeaseManager implements LeaseManager {
   /** Closes the delegate manager (see the class comment); the fence's data source stays open. */
   @Override
   public void close() {
+    checks.shutdownNow();
     delegate.close();
+  }
+
+  /** Reads the fence for {@code lease} every third of its lease time while it is held. */
+  private void watch(Lease lease) {
+    long period = Math.max(MIN_CHECK_NANOS, lease.leaseTime().toNanos() / 3);
+    AtomicReference<ScheduledFuture<?>> self = new AtomicReference<>();
+    try {
+      self.set(
+          checks.scheduleWithFixedDelay(
+              () -> {
+                if (!lease.isHeld() || !stillKnown(lease)) {
+                  ScheduledFuture<?> task = self.get();
+                  if (task != null) {
+                    task.cancel(false);
+                  }
+                }
+              },
+              period,
+              period,
+              TimeUnit.NANOSECONDS));
+    } catch (java.util.concurrent.RejectedExecutionException closed) {
+      // the manager is closing: its leases are reported lost by the delegate
+    }
+  }
+
+  /**
+   * One check of the fence for a held lease: registers it again if the fence lost it, marks it lost
+   * if the fence names another registration. Returns whether to keep watching.
+   */
+  private boolean stillKnown(Lease lease) {
+    FenceClassifier.Verdict verdict;
+    try {
+      verdict = fence.check(lease);
+    } catch (SQLException | RuntimeException e) {
+      return true; // the database is unreachable (a fail-over in progress): ask again later
+    }
+    switch (verdict) {
+      case NO_SUCH_ROW:
+        return true;
+      case NOT_REGISTERED:
+        try {
+          fence.register(lease);
+          log.warn(
+              "the fence no longer knew token {} for \"{}\" (a fail-over lost its registration):"
+                  + " registered it again",
+              lease.token(),
+              lease.resource());
+          notify(() -> observer.onRegistered(lease));
+          return true;
+        } catch (SQLException | RuntimeException e) {
+          return superseded(lease, "registering it again failed: " + e.getMessage());
+        }
+      default:
+        return superseded(
+            lease,
+            "the fence names a newer registration, or this one made before the database's last"
+                + " promotion");
+    }
+  }
+
+  private static boolean superseded(Lease lease, String why) {
+    if (lease.isHeld()) {
+      log.warn(
+          "lease with token {} for \"{}\" is lost: {}; acquire it again",
+          lease.token(),
+          lease.resource(),
+          why);
+      lease.markLost(LossReason.SUPERSEDED);
+    }
+    return false;
+  }
+
+  private static ScheduledExecutorService checker() {
+    ScheduledThreadPoolExecutor executor =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread thread = new Thread(r, "fencing-fence-check");
+              thread.setDaemon(true);
+              return thread;
+            });
+    executor.setRemoveOnCancelPolicy(true);
+    return executor;
   }
 
   private static Duration remaining(long deadline) {
@@ -136,6 +238,7 @@ public final class FencedLeaseManager implements LeaseManager {
     try {
       fence.register(lease);
       notify(() -> observer.onRegistered(lease));
+      watch(lease);
       return Optional.empty();
     } catch (StaleTokenException stale) {
       notify(() -> observer.onRegistrationFailed(lease, stale));

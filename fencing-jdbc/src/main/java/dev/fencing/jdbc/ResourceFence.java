@@ -1,6 +1,7 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.core.Lease;
+import dev.fencing.jdbc.internal.FenceClassifier;
 import dev.fencing.jdbc.internal.FenceDialect;
 import dev.fencing.schema.FenceSchema;
 import java.sql.Connection;
@@ -25,8 +26,8 @@ import javax.sql.DataSource;
  *
  * <p>Registration waits for in-flight guarded writes of the previous holder (they hold the fence
  * row {@code FOR SHARE} until they commit), retrying under {@code lock_timeout} until {@link
- * FenceOptions#registrationTimeout()}. A holder frozen inside a transaction delays it by about one
- * lease time: see {@link #register(Lease)}.
+ * FenceOptions#registrationTimeout()}. A holder frozen inside a transaction delays it by about a
+ * quarter of the lease time: see {@link #register(Lease)}.
  */
 public final class ResourceFence {
 
@@ -59,8 +60,8 @@ public final class ResourceFence {
    * Registers {@code lease} as the resource's current holder.
    *
    * <p>The previous holder's transactions that locked the fence row (guarded writes in flight) are
-   * waited for, for at most about one lease time ({@code lease.leaseTime()}), counted from the
-   * call:
+   * waited for, for at most about a quarter of the lease time ({@code lease.leaseTime()}), counted
+   * from the call, so that even a lease that is never renewed ends them before it is judged lost:
    *
    * <ul>
    *   <li>a transaction left idle is ended by the server ({@code
@@ -77,6 +78,11 @@ public final class ResourceFence {
    *       cannot be told apart and are waited for): see docs/mariadb.md.
    * </ul>
    *
+   * <p>On PostgreSQL the registration's transaction raises {@code synchronous_commit} to at least
+   * {@code on} and stores the server's fence epoch (its WAL timeline), so a registration is durable
+   * on every synchronous standby before this returns, and one made before a promotion names no
+   * holder after it: see docs/operations.md.
+   *
    * <p>No holder whose lease is still valid can be ended this way: a lease is granted only after
    * the previous one expired or was released, and registration only runs while {@code lease} is
    * held.
@@ -85,6 +91,11 @@ public final class ResourceFence {
    * @throws StaleTokenException if the fence already holds this token or a higher one for another
    *     lease (Redis handed out a token the database has seen: see {@link FencedLeaseManager})
    * @throws SQLTimeoutException if the fence row stayed locked for the whole registration timeout
+   * @throws SQLNonTransientException (PostgreSQL) if the commit came back with a warning (a wait
+   *     for the synchronous standby that was cancelled: committed locally, maybe not replicated),
+   *     or still waited for the synchronous standby when the registration timeout ran out (its
+   *     backend was then ended); the registration may have committed on the primary only, and must
+   *     be treated as failed
    * @throws SQLNonTransientException (SQLState {@code 3F000}) at the first registration, if {@link
    *     FenceOptions#schema()} is not a fence schema the migrations created (the message names the
    *     ones that exist), or its migrations are older than this library
@@ -104,7 +115,7 @@ public final class ResourceFence {
     }
     long start = System.nanoTime();
     long deadline = start + nanos(options.registrationTimeout());
-    long bound = start + nanos(lease.leaseTime());
+    long bound = start + nanos(blockerBound(lease));
     SQLException lastTimeout;
     do {
       long now = System.nanoTime();
@@ -119,7 +130,8 @@ public final class ResourceFence {
             millisRoundedUp(attempt),
             pastBound && options.endStaleBlockers()
                 ? Duration.ofNanos(now - start).truncatedTo(ChronoUnit.MILLIS)
-                : null);
+                : null,
+            deadline - now);
         return;
       } catch (SQLException e) {
         if (!dialect.isLockTimeout(e)) {
@@ -160,9 +172,22 @@ public final class ResourceFence {
   }
 
   /**
-   * One registration attempt under {@code lock_timeout}; with {@code endBlockersAfter}, stale
-   * blockers of the fence row are ended while it waits.
+   * What the fence says about {@code lease} now: it names it ({@code NO_SUCH_ROW}), holds a lower
+   * token or none ({@code NOT_REGISTERED}: a fail-over lost the registration), or names another
+   * registration, a newer one or this one made before the server's last promotion ({@code STALE}).
    */
+  FenceClassifier.Verdict check(Lease lease) throws SQLException {
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement read = connection.prepareStatement(dialect(connection).readFence())) {
+      read.setString(1, lease.resource());
+      try (ResultSet row = read.executeQuery()) {
+        return row.next()
+            ? FenceClassifier.ofFence(lease, row.getLong(1), row.getString(2))
+            : FenceClassifier.ofFence(lease, 0, null);
+      }
+    }
+  }
+
   /**
    * Once per fence: the configured schema must be one the migrations created, at this library's
    * contract version, so a schema given to the migrations and another given to {@link FenceOptions}
@@ -218,9 +243,11 @@ public final class ResourceFence {
     contractChecked = true;
   }
 
-  private void registerOnce(Lease lease, long lockTimeoutMillis, Duration endBlockersAfter)
+  private void registerOnce(
+      Lease lease, long lockTimeoutMillis, Duration endBlockersAfter, long commitBoundNanos)
       throws SQLException {
-    dialect.registerOnce(dataSource, options.schema(), lease, lockTimeoutMillis, endBlockersAfter);
+    dialect.registerOnce(
+        dataSource, options.schema(), lease, lockTimeoutMillis, endBlockersAfter, commitBoundNanos);
   }
 
   /**
@@ -235,6 +262,19 @@ public final class ResourceFence {
       dialect = known;
     }
     return known;
+  }
+
+  /**
+   * How long a registration waits for the previous holder's transactions before it ends the stale
+   * ones: a quarter of the lease time. A lease that is never renewed is judged lost once its lease
+   * time minus its safety margin has passed, and the margin may be up to two thirds of the lease
+   * time, so the registration of a non-renewing lease must end its blockers before a third of it; a
+   * quarter leaves the acquisition itself some time. Ending them earlier is safe: only sessions
+   * that lock the fence row for an older registration are ended, and only while this lease is held,
+   * so none of them belongs to a holder whose lease is still valid.
+   */
+  static Duration blockerBound(Lease lease) {
+    return lease.leaseTime().dividedBy(4);
   }
 
   /** Saturates instead of overflowing: a bound beyond ~146 years is as good as none. */

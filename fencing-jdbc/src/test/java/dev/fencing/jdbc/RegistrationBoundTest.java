@@ -30,15 +30,17 @@ import org.junit.jupiter.api.Test;
  * A holder frozen while its backend is <em>active</em> (its client stopped reading a result set, so
  * the backend sits in {@code ClientWrite}; or a long statement) still holds the fence row, and
  * {@code idle_in_transaction_session_timeout} never fires for it. Registration keeps its bound:
- * after one lease time it ends the sessions that lock the row for the older registration.
+ * after a quarter of the lease time it ends the sessions that lock the row for the older
+ * registration.
  *
- * <p>Bounds asserted: the successor registers no earlier than one lease time after its registration
- * started (the old holder is given that long to finish), and no later than the lease time plus
+ * <p>Bounds asserted: the successor registers no earlier than a quarter of the lease time after its
+ * registration started (the old holder is given that long to finish), and no later than that plus
  * {@link #SLACK} (generous, for a busy 2-core machine; measured: a few tens of ms).
  */
 class RegistrationBoundTest {
 
   private static final Duration LEASE = Duration.ofSeconds(2);
+  private static final Duration BOUND = LEASE.dividedBy(4);
   private static final Duration SLACK = Duration.ofSeconds(5);
   private static final Duration LONG_TIMEOUT = Duration.ofSeconds(60);
 
@@ -74,13 +76,37 @@ class RegistrationBoundTest {
       Duration waited = timeRegistration(fence(true, LONG_TIMEOUT), b);
 
       report("client stopped reading (ClientWrite)", waited);
-      assertThat(waited).isGreaterThanOrEqualTo(LEASE).isLessThan(LEASE.plus(SLACK));
+      assertThat(waited).isGreaterThanOrEqualTo(BOUND).isLessThan(BOUND.plus(SLACK));
       awaitGone(frozen.backendPid());
       assertThat(fx.db.fence().currentToken(resource)).hasValue(b.token().value());
       assertThat(waitEventOf(bystander.backendPid()))
           .as("a stale holder of another resource's fence row is not this registration's business")
           .hasValue("ClientWrite");
       terminate(bystander.backendPid());
+    }
+  }
+
+  /**
+   * A successor whose lease is never renewed (ShedLock without keep-alive, {@code @Fenced} without
+   * renewal) counts its lease lost at nine tenths of its lease time: the bound must end a frozen
+   * holder well before that, or no one ever takes over from it.
+   */
+  @Test
+  void aFrozenHolderIsEndedBeforeANonRenewingSuccessorsLeaseIsJudgedLost() throws Exception {
+    String resource = nextResource("client-write-non-renewing");
+    RedisLeaseManager leases = fx.leases();
+    Lease a = registered(leases.acquire(resource, FencingFixture.lease(LEASE)));
+    try (FrozenPgClient frozen = clientStoppedReadingInside(a)) {
+      fx.expireInRedis(resource);
+      Lease b = leases.acquire(resource, FencingFixture.lease(LEASE).withoutRenewal());
+
+      Duration waited = timeRegistration(fence(true, LONG_TIMEOUT), b);
+
+      report("client stopped reading, non-renewing successor", waited);
+      assertThat(b.isHeld()).isTrue();
+      awaitGone(frozen.backendPid());
+      assertThat(fx.db.fence().currentToken(resource)).hasValue(b.token().value());
+      assertThat(fx.guardedSetOwner(b, 100 + resources.get(), "B")).isZero();
     }
   }
 
@@ -169,7 +195,7 @@ class RegistrationBoundTest {
       Duration waited = timeRegistration(fence(true, LONG_TIMEOUT), b);
 
       report("long statement (pg_sleep)", waited);
-      assertThat(waited).isGreaterThanOrEqualTo(LEASE).isLessThan(LEASE.plus(SLACK));
+      assertThat(waited).isGreaterThanOrEqualTo(BOUND).isLessThan(BOUND.plus(SLACK));
       assertThatThrownBy(() -> holder.get(30, TimeUnit.SECONDS))
           .isInstanceOf(ExecutionException.class)
           .hasCauseInstanceOf(SQLException.class);
@@ -214,8 +240,8 @@ class RegistrationBoundTest {
 
   /**
    * The bound is a grace, not a deadline for the old holder: a transaction that locked the fence
-   * row before the successor came and finishes within one lease time commits, and the successor
-   * registers right after it.
+   * row before the successor came and finishes within the bound (a quarter of the successor's lease
+   * time) commits, and the successor registers right after it.
    */
   @Test
   void anInFlightHolderThatFinishesWithinTheBoundCommitsAndIsNotEnded() throws Exception {
@@ -223,18 +249,19 @@ class RegistrationBoundTest {
     long id = 100 + resources.get();
     fx.insertAccount(id, "nobody", 0);
     RedisLeaseManager leases = fx.leases();
-    Lease a = registered(leases.acquire(resource, FencingFixture.lease(LEASE)));
+    Duration longLease = Duration.ofSeconds(8); // a bound of 2 s, for a holder that needs 1 s
+    Lease a = registered(leases.acquire(resource, FencingFixture.lease(longLease)));
     String marker = "holder_" + UUID.randomUUID().toString().replace("-", "");
     Future<?> holder = holders.submit(() -> writeThenSleep(a, id, 1, marker));
     awaitSleeping(marker);
     fx.expireInRedis(resource);
-    Lease b = leases.acquire(resource, FencingFixture.lease(LEASE));
+    Lease b = leases.acquire(resource, FencingFixture.lease(longLease));
 
     Duration waited = timeRegistration(fence(true, LONG_TIMEOUT), b);
 
     report("in-flight holder finishing within the bound", waited);
     holder.get(30, TimeUnit.SECONDS);
-    assertThat(waited).isLessThan(LEASE);
+    assertThat(waited).isLessThan(longLease.dividedBy(4));
     assertThat(fx.ownerOf(id)).isEqualTo("A");
     assertThat(fx.guardedSetOwner(b, id, "B")).isEqualTo(1);
   }
@@ -336,7 +363,7 @@ class RegistrationBoundTest {
         Duration waited = Duration.ofNanos(System.nanoTime() - start);
 
         report("no privilege to end the blocker: failed", waited);
-        assertThat(waited).isGreaterThanOrEqualTo(LEASE).isLessThan(LEASE.plus(SLACK));
+        assertThat(waited).isGreaterThanOrEqualTo(BOUND).isLessThan(BOUND.plus(SLACK));
         assertThat(waitEventOf(frozen.backendPid())).hasValue("ClientWrite");
         terminate(frozen.backendPid());
       }
@@ -371,7 +398,7 @@ class RegistrationBoundTest {
             .hasMessageContaining("no second connection");
         Duration waited = Duration.ofNanos(System.nanoTime() - start);
 
-        assertThat(waited).isGreaterThanOrEqualTo(LEASE).isLessThan(LEASE.plus(SLACK));
+        assertThat(waited).isGreaterThanOrEqualTo(BOUND).isLessThan(BOUND.plus(SLACK));
         assertThat(waitEventOf(frozen.backendPid())).hasValue("ClientWrite");
         terminate(frozen.backendPid());
       }

@@ -69,9 +69,11 @@ public final class FenceSchema {
   /**
    * The version of this contract: raised whenever the SQL the migrations install changes in a way
    * that {@code fencing-jdbc} relies on. Version 3: tokens compared per resource ({@value
-   * #RESOURCE_COLUMN}), {@code TRUNCATE} refused, no per-transaction marker.
+   * #RESOURCE_COLUMN}), {@code TRUNCATE} refused, no per-transaction marker. Version 4: every
+   * PostgreSQL registration carries the fence epoch (the server's WAL timeline, {@code
+   * fence_epoch()}), and a registration of an older epoch is refused.
    */
-  public static final int CONTRACT_VERSION = 3;
+  public static final int CONTRACT_VERSION = 4;
 
   /** The longest identifier PostgreSQL keeps without truncating it. */
   public static final int MAX_IDENTIFIER_LENGTH = 63;

@@ -49,8 +49,8 @@ class MigrateTest {
                 .enforce(app + ".charges", EnforcementMode.STRICT)
                 .build());
 
-    assertThat(report.schemaMigrationsApplied()).isEqualTo(3);
-    assertThat(report.schemaVersion()).isEqualTo("3");
+    assertThat(report.schemaMigrationsApplied()).isEqualTo(4);
+    assertThat(report.schemaVersion()).isEqualTo("4");
     assertThat(report.columnsAdded()).containsExactly(app + ".invoices", app + ".charges");
     assertThat(report.columnsAlreadyPresent()).isEmpty();
     assertThat(report.triggersInstalled()).containsExactly(app + ".charges (strict)");
@@ -110,7 +110,7 @@ class MigrateTest {
 
     assertThat(again.changedNothing()).isTrue();
     assertThat(again.schemaMigrationsApplied()).isZero();
-    assertThat(again.schemaVersion()).isEqualTo("3");
+    assertThat(again.schemaVersion()).isEqualTo("4");
     assertThat(again.columnsAdded()).isEmpty();
     assertThat(again.columnsAlreadyPresent()).containsExactly(app + ".rerun_a", app + ".rerun_b");
     assertThat(again.triggersInstalled()).isEmpty();
@@ -278,13 +278,13 @@ class MigrateTest {
             .placeholders(Map.of("fencingSchema", fencing))
             .load()
             .migrate();
-    assertThat(result.migrationsExecuted).isEqualTo(3);
+    assertThat(result.migrationsExecuted).isEqualTo(4);
 
     // The Java entry point then sees the same history and applies nothing.
     MigrationReport report =
         FencingMigrations.migrate(ds, MigrationOptions.builder().schema(fencing).build());
     assertThat(report.schemaMigrationsApplied()).isZero();
-    assertThat(report.schemaVersion()).isEqualTo("3");
+    assertThat(report.schemaVersion()).isEqualTo("4");
   }
 
   @Test
@@ -308,7 +308,7 @@ class MigrateTest {
     MigrationReport report =
         FencingMigrations.migrate(ds, MigrationOptions.builder().schema(fencing).build());
 
-    assertThat(report.schemaVersion()).isEqualTo("3");
+    assertThat(report.schemaVersion()).isEqualTo("4");
     assertThat(
             TestDb.queryString(
                 "SELECT pg_get_triggerdef(oid) FROM pg_trigger"

@@ -45,6 +45,7 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
   private final FencedTables tables;
   private final WriteScreen screen;
   private final String fenceTable;
+  private final String fenceEpoch;
   private final String marker;
   private final Field<Object> tokenSlot;
   private final Field<Object> resourceSlot;
@@ -57,6 +58,7 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
     this.triggerMode = triggerMode;
     this.screen = new WriteScreen(tables);
     this.fenceTable = FenceSchema.fenceTable(fenceSchema);
+    this.fenceEpoch = FenceSql.epochFunction(fenceSchema);
     Settings settings =
         new Settings()
             .withParseDialect(SQLDialect.POSTGRES)
@@ -370,7 +372,9 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
         "EXISTS (SELECT 1 FROM "
             + fenceTable
             + " fencing_fence WHERE fencing_fence.resource = {0} AND fencing_fence.token = {1}"
-            + " AND fencing_fence.lease_id = {2} FOR SHARE OF fencing_fence)",
+            + " AND fencing_fence.lease_id = {2} AND fencing_fence.epoch = "
+            + fenceEpoch
+            + " FOR SHARE OF fencing_fence)",
         resourceSlot,
         tokenSlot,
         leaseSlot);

@@ -35,6 +35,8 @@ public interface FenceDialect {
    * lockTimeoutMillis} for the fence row.
    *
    * @param endBlockersAfter if not null, stale blockers of the fence row may be ended after this
+   * @param commitBoundNanos how long the attempt may take in all, its commit included (a commit
+   *     still waiting for a synchronous standby then is ended, where the database can tell)
    * @throws dev.fencing.jdbc.StaleTokenException if the fence holds this token or a higher one for
    *     another lease
    * @throws SQLException if the database failed; {@link #isLockTimeout} tells a lock wait that ran
@@ -45,7 +47,8 @@ public interface FenceDialect {
       String schema,
       Lease lease,
       long lockTimeoutMillis,
-      Duration endBlockersAfter)
+      Duration endBlockersAfter,
+      long commitBoundNanos)
       throws SQLException;
 
   /** Whether {@code failure} is this database's "the row lock was not granted in time". */

@@ -41,23 +41,55 @@ public final class FenceSql {
   }
 
   private final String fenceTable;
+  private final String epoch;
 
   /** Creates the SQL for a fence in {@code schema} (validated by the caller). */
   public FenceSql(String schema) {
     this.fenceTable = FenceSchema.fenceTable(schema);
+    this.epoch = epochFunction(schema);
   }
 
-  /** Reads the registration of a resource: one parameter, the resource. */
+  /**
+   * The call of the fence schema's {@code fence_epoch()}: the server's current epoch (its WAL
+   * timeline), which every registration stores and every fence check compares.
+   */
+  static String epochFunction(String schema) {
+    String table = FenceSchema.fenceTable(schema);
+    return table.substring(0, table.length() - FenceSchema.FENCE_TABLE.length()) + "fence_epoch()";
+  }
+
+  /**
+   * The fence's lease id as a column expression that is null for a registration of an older epoch,
+   * for reads that classify a refusal.
+   */
+  public String leaseIdOnCurrentEpoch() {
+    return "CASE WHEN epoch = " + epoch + " THEN lease_id END";
+  }
+
+  /**
+   * Reads the registration of a resource: one parameter, the resource. A registration made on an
+   * older epoch (before the server's last promotion) reads with no lease id: it names no holder any
+   * more.
+   */
   public String readFence() {
-    return "SELECT token, lease_id FROM " + fenceTable + " WHERE resource = ?";
+    return "SELECT token, "
+        + leaseIdOnCurrentEpoch()
+        + " FROM "
+        + fenceTable
+        + " WHERE resource = ?";
   }
 
-  /** Registers a holder: parameters resource, token, lease id; returns a row when registered. */
+  /**
+   * Registers a holder on the server's current epoch: parameters resource, token, lease id; returns
+   * a row when registered.
+   */
   public String register() {
     return "INSERT INTO "
         + fenceTable
-        + " AS f (resource, token, lease_id) VALUES (?, ?, ?) ON CONFLICT (resource) DO UPDATE"
-        + " SET token = EXCLUDED.token, lease_id = EXCLUDED.lease_id, registered_at = now()"
+        + " AS f (resource, token, lease_id, epoch) VALUES (?, ?, ?, "
+        + epoch
+        + ") ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, lease_id ="
+        + " EXCLUDED.lease_id, epoch = EXCLUDED.epoch, registered_at = now()"
         + " WHERE f.token < EXCLUDED.token RETURNING f.token";
   }
 
@@ -162,7 +194,8 @@ public final class FenceSql {
               + "', true)";
       String boundIdle =
           "set_config('idle_in_transaction_session_timeout', '" + idleTimeout + "', true)";
-      String names = " AND f.token = " + token + " AND f.lease_id = '" + leaseId + "'";
+      String names =
+          " AND f.token = " + token + " AND f.lease_id = '" + leaseId + "' AND f.epoch = " + epoch;
       // Drawn per registration, not per transaction or statement: the statements keep one text,
       // so the driver's and the server's prepared statements are reused from batch to batch.
       String marker = newBatchMarker();
@@ -180,7 +213,7 @@ public final class FenceSql {
       // Locks first (the materialized CTE), then compares the locked, rechecked row: the marker is
       // set only while this transaction holds the fence row that names this registration.
       this.verify =
-          "WITH locked AS MATERIALIZED (SELECT f.token, f.lease_id FROM "
+          "WITH locked AS MATERIALIZED (SELECT f.token, f.lease_id, f.epoch FROM "
               + fenceTable
               + " f WHERE f.resource = "
               + resourceLiteral

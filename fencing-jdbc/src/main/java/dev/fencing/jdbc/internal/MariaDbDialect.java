@@ -150,7 +150,8 @@ public final class MariaDbDialect implements FenceDialect {
       String schema,
       Lease lease,
       long lockTimeoutMillis,
-      Duration endBlockersAfter)
+      Duration endBlockersAfter,
+      long commitBoundNanos)
       throws SQLException {
     // InnoDB counts lock waits in whole seconds; the statement-scoped SET STATEMENT leaves the
     // session as it was. Past the bound, MariaDbStaleBlockerWatch ends the stale blockers it can

@@ -15,13 +15,19 @@ public final class PostgresDialect implements FenceDialect {
   private static final String LOCK_NOT_AVAILABLE = "55P03";
 
   /**
-   * The settings of one attempt, local to its transaction: how long to wait for the row lock, and a
+   * The settings of one attempt, local to its transaction: how long to wait for the row lock; a
    * bound on the attempt's own transaction, so that a registrant frozen between its update and its
-   * commit cannot hold the fence row for longer than the lease time.
+   * commit cannot hold the fence row for longer than the lease time; and {@code synchronous_commit}
+   * raised to at least {@code on} ({@code remote_apply} is kept), so that the commit returns only
+   * once every synchronous standby has flushed the registration, whatever the connection's own
+   * setting ({@code local}, {@code off} or {@code remote_write} would acknowledge a registration a
+   * fail-over or a crash can lose).
    */
   private static final String ATTEMPT_SETTINGS =
       "SELECT pg_backend_pid(), set_config('lock_timeout', ?, true),"
-          + " set_config('idle_in_transaction_session_timeout', ?, true)";
+          + " set_config('idle_in_transaction_session_timeout', ?, true),"
+          + " set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN"
+          + " 'remote_apply' THEN 'remote_apply' ELSE 'on' END, true)";
 
   private static final String TRIGGER_SETTINGS =
       "SELECT set_config('"
@@ -99,8 +105,10 @@ public final class PostgresDialect implements FenceDialect {
       String schema,
       Lease lease,
       long lockTimeoutMillis,
-      Duration endBlockersAfter)
+      Duration endBlockersAfter,
+      long commitBoundNanos)
       throws SQLException {
+    long commitDeadline = System.nanoTime() + commitBoundNanos;
     try (Connection connection = dataSource.getConnection()) {
       boolean autoCommit = connection.getAutoCommit();
       connection.setAutoCommit(false);
@@ -137,7 +145,12 @@ public final class PostgresDialect implements FenceDialect {
           // registered already by this very lease (a retry after a lost reply): not a refusal
           Registrations.requireFenceNames(connection, sql.readFence(), lease);
         }
-        connection.commit();
+        CommitBound.commit(
+            dataSource,
+            connection,
+            pid,
+            commitDeadline - System.nanoTime(),
+            "registering token " + lease.token() + " for \"" + lease.resource() + "\"");
       } catch (SQLException | RuntimeException e) {
         Registrations.rollbackQuietly(connection, e);
         throw e;

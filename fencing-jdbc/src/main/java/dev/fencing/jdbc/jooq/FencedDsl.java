@@ -403,7 +403,11 @@ public final class FencedDsl {
         return null;
       }
       var read =
-          ctx.select(fenceToken, fenceLease)
+          ctx.select(
+                  fenceToken,
+                  isMariaDb(ctx)
+                      ? fenceLease
+                      : DSL.field(sql.leaseIdOnCurrentEpoch(), SQLDataType.VARCHAR))
               .from(fenceTable)
               .where(fenceResource.eq(lease.resource()));
       // on MariaDB a locking read: a plain one returns a REPEATABLE READ transaction's snapshot

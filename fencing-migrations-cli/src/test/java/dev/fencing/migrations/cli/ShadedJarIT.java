@@ -101,7 +101,7 @@ class ShadedJarIT {
     assertThat(r.exit()).as(r.err()).isZero();
     System.out.println("[shaded jar output]\n" + r.out());
     assertThat(r.out())
-        .contains("3 migration(s) applied, now at version 3")
+        .contains("4 migration(s) applied, now at version 4")
         .contains("fence_token column added: " + app + ".invoices, " + app + ".charges")
         .contains("fencing_enforce trigger installed: " + app + ".charges (strict)");
     assertThat(
