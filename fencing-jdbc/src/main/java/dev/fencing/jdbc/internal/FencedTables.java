@@ -149,8 +149,9 @@ public final class FencedTables {
    * The fenced tables of one schema only: for tests that share a database with other fenced schemas
    * and must not see them.
    */
-  FencedTables onlyInSchema(String schema) {
-    return filtered(table -> table.schema().equals(schema));
+  FencedTables onlyInSchema(String... schemas) {
+    Set<String> kept = Set.of(schemas);
+    return filtered(table -> kept.contains(table.schema()));
   }
 
   private FencedTables filtered(Predicate<Table> keep) {
