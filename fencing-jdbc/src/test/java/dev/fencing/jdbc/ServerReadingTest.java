@@ -2,6 +2,7 @@ package dev.fencing.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -345,5 +346,45 @@ class ServerReadingTest {
 
     staleLeaves("ledger", triggerDb, execute(merge.replace("merged", "stale")));
     withoutFencingChanges("ledger", nonTriggered(execute(merge.replace("merged", "stale"))));
+  }
+
+  @Test
+  void refusingPlainSqlInTriggerModeRefusesOnlyTablesWithoutTheTrigger() throws Exception {
+    FencedDataSource refusing =
+        FencedDataSource.wrap(
+            fx.pool,
+            FenceOptions.defaults()
+                .withSchema(fx.fenceSchema)
+                .withTriggerMode(true)
+                .withPlainSql(FenceOptions.PlainSql.REFUSE));
+    Fencing.run(
+        current,
+        () -> {
+          try (Connection c = refusing.getConnection();
+              PreparedStatement update =
+                  c.prepareStatement(
+                      "UPDATE " + fx.table("ledger") + " SET note = ? WHERE id = ?")) {
+            update.setString(1, "refusing");
+            update.setLong(2, 1);
+            assertThat(update.executeUpdate()).isEqualTo(1);
+          }
+        });
+    assertThat(ledgerNote()).isEqualTo("refusing");
+    String before = rows("notes");
+    assertThatThrownBy(
+            () ->
+                Fencing.run(
+                    current,
+                    () -> {
+                      try (Connection c = refusing.getConnection();
+                          Statement s = c.createStatement()) {
+                        s.executeUpdate("UPDATE " + fx.table("notes") + " SET note = 'x'");
+                      }
+                    }))
+        .isInstanceOf(SQLException.class)
+        .hasMessageContaining(fx.table("notes"))
+        .hasMessageContaining("REFUSE")
+        .hasMessageNotContaining("class path");
+    assertThat(rows("notes")).isEqualTo(before);
   }
 }

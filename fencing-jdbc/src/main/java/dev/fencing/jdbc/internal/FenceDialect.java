@@ -64,10 +64,12 @@ public interface FenceDialect {
    * What plain SQL sent through a fenced connection becomes: read from the catalog of {@code
    * catalog} (left open).
    *
+   * @param rewrite whether plain writes of fenced tables are rewritten into their guarded form
+   *     where the database allows it ({@code FenceOptions.PlainSql.REWRITE}), or refused
    * @throws SQLException if the catalog could not be read
    */
-  PlainSqlGuard plainSqlGuard(Connection catalog, String schema, boolean triggerMode)
-      throws SQLException;
+  PlainSqlGuard plainSqlGuard(
+      Connection catalog, String schema, boolean triggerMode, boolean rewrite) throws SQLException;
 
   /**
    * Refuses options this database cannot honour safely.

@@ -86,7 +86,7 @@ class WordScreenTest {
     exec("CREATE TABLE " + here + ".a (id bigint, fence_token bigint NOT NULL DEFAULT 0)");
     try {
       PlainDmlGuard screen = triggerModeScreen();
-      assertThat(screen.rewrite("UPDATE " + here + ".tacct SET note = 'a' WHERE id = 1", CURRENT))
+      assertThat(screen.rewrite("UPDATE " + here + ".tacct SET note = ? WHERE id = 1", CURRENT))
           .isInstanceOf(PassThrough.class);
       assertThat(screen.rewrite("UPDATE " + here + ".a SET id = 1", CURRENT))
           .isInstanceOf(Refused.class);
