@@ -1,6 +1,7 @@
 package dev.fencing.jdbc.internal;
 
 import dev.fencing.core.Lease;
+import dev.fencing.schema.DatabaseProduct;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
@@ -112,13 +113,14 @@ public interface FenceDialect {
    */
   static FenceDialect forProduct(String product, String schema)
       throws SQLFeatureNotSupportedException {
+    DatabaseProduct known = DatabaseProduct.fromProductName(product).orElse(null);
+    if (known != null) {
+      return switch (known) {
+        case POSTGRESQL -> new PostgresDialect(schema);
+        case MARIADB -> new MariaDbDialect(schema);
+      };
+    }
     String lower = product == null ? "" : product.toLowerCase(Locale.ROOT);
-    if (lower.contains("postgresql")) {
-      return new PostgresDialect(schema);
-    }
-    if (lower.contains("mariadb")) {
-      return new MariaDbDialect(schema);
-    }
     throw new SQLFeatureNotSupportedException(
         "fencing speaks PostgreSQL and MariaDB (InnoDB); this database reports itself as \""
             + product
