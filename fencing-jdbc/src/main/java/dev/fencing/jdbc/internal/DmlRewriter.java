@@ -53,6 +53,7 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
 
   private final boolean triggerMode;
   private final Predicate<FencedTables.Table> targets;
+  private final Map<FencedTables.Write, Map<FencedTables.Relation, FencedTables.Table>> reaching;
 
   DmlRewriter(String fenceSchema, FencedTables tables, boolean triggerMode) {
     this.tables = tables;
@@ -62,6 +63,10 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
     this.targets = triggerMode ? table -> !table.hasEnforcementTrigger() : table -> true;
     this.screen =
         new WriteScreen(tables, targets, WriteScreen.Folding.POSTGRES, "it cannot be guarded");
+    this.reaching = new java.util.EnumMap<>(FencedTables.Write.class);
+    for (FencedTables.Write write : FencedTables.Write.values()) {
+      reaching.put(write, tables.reaching(write, targets));
+    }
     this.fenceTable = FenceSchema.fenceTable(fenceSchema);
     Settings settings =
         new Settings()
@@ -331,7 +336,7 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
     }
     FencedTables.Table fenced = tables.resolve(schema, relation).orElse(null);
     if (fenced == null || !targets.test(fenced)) {
-      FencedTables.Table reached = tables.writesInto(schema, relation, write, targets).orElse(null);
+      FencedTables.Table reached = writesInto(schema, relation, write);
       if (reached != null) {
         throw new Refusal(
             "writing "
@@ -359,6 +364,21 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
       return null;
     }
     return new Target(fenced, qualifier == null ? parts[parts.length - 1] : qualifier);
+  }
+
+  /**
+   * The fenced table a write of the relation may also write (cascade, rule, inheritance), if any;
+   * an unqualified name counts in every schema.
+   */
+  private FencedTables.Table writesInto(String schema, String name, FencedTables.Write write) {
+    for (Map.Entry<FencedTables.Relation, FencedTables.Table> entry :
+        reaching.get(write).entrySet()) {
+      FencedTables.Relation reacher = entry.getKey();
+      if (reacher.name().equals(name) && (schema == null || reacher.schema().equals(schema))) {
+        return entry.getValue();
+      }
+    }
+    return null;
   }
 
   /**

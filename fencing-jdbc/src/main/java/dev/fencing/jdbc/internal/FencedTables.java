@@ -242,27 +242,6 @@ public final class FencedTables {
   }
 
   /**
-   * The fenced table (one of {@code targets}) that a write of the relation may write besides the
-   * relation itself, through a cascading foreign key, a rule or view, or inheritance, if any.
-   *
-   * @param schema the schema, or null for an unqualified name (any schema counts)
-   * @param name the relation's name
-   * @param write the kind of statement
-   * @param targets the fenced tables that count
-   */
-  public Optional<Table> writesInto(
-      String schema, String name, Write write, Predicate<Table> targets) {
-    Map<Relation, Table> reaching = reaching(write, targets);
-    for (Map.Entry<Relation, Table> entry : reaching.entrySet()) {
-      Relation relation = entry.getKey();
-      if (relation.name().equals(name) && (schema == null || relation.schema().equals(schema))) {
-        return Optional.of(entry.getValue());
-      }
-    }
-    return Optional.empty();
-  }
-
-  /**
    * Every relation from which a write of {@code write}'s kind reaches a fenced table of {@code
    * targets} (other than itself), with one table it reaches.
    */
