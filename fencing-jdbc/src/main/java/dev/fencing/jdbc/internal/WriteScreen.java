@@ -83,15 +83,6 @@ final class WriteScreen implements PlainDmlGuard.Planner {
     this(tables, table -> true, Folding.POSTGRES, "plain SQL is not rewritten");
   }
 
-  /** A screen over relations given by name (MariaDB), each with what it names. */
-  WriteScreen(Map<FencedTables.Relation, String> writeNames, Folding folding, String refusal) {
-    this.folding = folding;
-    this.refusal = refusal;
-    this.writes = new HashMap<>();
-    this.truncates = new HashMap<>();
-    writeNames.forEach((relation, what) -> add(writes, relation, what));
-  }
-
   private void add(
       Map<String, Map<String, String>> names, FencedTables.Relation relation, String what) {
     names
