@@ -86,4 +86,36 @@ class MariaDbFragmentReadingTest {
     }
     assertThat(rows()).as("the same assignment with fencing off").isNotEqualTo(before);
   }
+
+  @org.junit.jupiter.api.Test
+  void aReadFollowedByAWriteInOneStringIsNotARead() throws Exception {
+    com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+    config.setJdbcUrl(fx.url + "&allowMultiQueries=true");
+    config.setMaximumPoolSize(1);
+    try (com.zaxxer.hikari.HikariDataSource multi =
+        new com.zaxxer.hikari.HikariDataSource(config)) {
+      FencedDataSource through =
+          FencedDataSource.wrap(multi, FenceOptions.defaults().withSchema(fx.fenceSchema));
+      String sql = "SELECT 1; UPDATE " + fx.table("accounts") + " SET owner = 'stale'";
+      String before = rows();
+      try {
+        Fencing.run(
+            stale,
+            () -> {
+              try (Connection c = through.getConnection();
+                  Statement s = c.createStatement()) {
+                s.execute(sql);
+              }
+            });
+      } catch (Exception refused) {
+        // refused before it was sent
+      }
+      assertThat(rows()).isEqualTo(before);
+      try (Connection c = multi.getConnection();
+          Statement s = c.createStatement()) {
+        s.execute(sql);
+      }
+      assertThat(rows()).as("with fencing off").isNotEqualTo(before);
+    }
+  }
 }

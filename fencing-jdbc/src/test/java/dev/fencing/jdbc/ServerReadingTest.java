@@ -57,7 +57,8 @@ class ServerReadingTest {
             + ".parent_u (id) ON DELETE CASCADE ON UPDATE CASCADE)",
         "CREATE TABLE " + s + ".inh_parent (id bigint PRIMARY KEY, note text NOT NULL)",
         "CREATE TABLE " + s + ".inh_child () INHERITS (" + s + ".inh_parent)",
-        "CREATE TABLE " + s + ".ledger (id bigint PRIMARY KEY, note text NOT NULL)");
+        "CREATE TABLE " + s + ".ledger (id bigint PRIMARY KEY, note text NOT NULL)",
+        "CREATE VIEW " + s + ".notes_view AS SELECT id, note FROM " + s + ".notes");
     FencingMigrations.migrate(
         fx.pool,
         MigrationOptions.builder()
@@ -386,5 +387,32 @@ class ServerReadingTest {
         .hasMessageContaining("REFUSE")
         .hasMessageNotContaining("class path");
     assertThat(rows("notes")).isEqualTo(before);
+  }
+
+  @Test
+  void anUpdatableViewOverAFencedTableIsNotAWayAround() throws Exception {
+    String update = "UPDATE " + fx.table("notes_view") + " SET note = 'stale' WHERE id = 1";
+    staleLeaves("notes", db, execute(update));
+    withoutFencingChanges("notes", execute(update));
+  }
+
+  @Test
+  void anUnqualifiedNameOnAnotherSearchPathIsStillTheFencedTable() throws Exception {
+    Work update =
+        c -> {
+          c.setAutoCommit(false);
+          try (Statement s = c.createStatement()) {
+            s.execute("SET LOCAL search_path = " + fx.schema);
+            s.executeUpdate("UPDATE notes SET note = 'stale' WHERE id = 1");
+            c.commit();
+          } finally {
+            if (!c.getAutoCommit()) {
+              c.rollback();
+              c.setAutoCommit(true);
+            }
+          }
+        };
+    staleLeaves("notes", db, update);
+    withoutFencingChanges("notes", update);
   }
 }
