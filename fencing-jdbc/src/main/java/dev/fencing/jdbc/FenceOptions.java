@@ -24,13 +24,32 @@ import java.util.Objects;
  *     CONNECTION}), the sessions that still lock the row for an older registration (a holder frozen
  *     in a long statement, or whose client stopped reading a result); see {@link
  *     ResourceFence#register} and docs/mariadb.md
+ * @param plainSql what happens to a DAO's plain SQL that may write a fenced table inside a scope:
+ *     {@link PlainSql#REWRITE} (the default) rewrites what it can prove into the guarded form and
+ *     refuses the rest, and needs jOOQ on the class path, which {@link
+ *     FencedDataSource#wrap(javax.sql.DataSource, FenceOptions)} checks; {@link PlainSql#REFUSE}
+ *     refuses every such statement and needs nothing. On MariaDB plain SQL is never rewritten: both
+ *     refuse. See docs/plain-sql.md
  */
 public record FenceOptions(
     String schema,
     Duration registrationLockTimeout,
     Duration registrationTimeout,
     boolean triggerMode,
-    boolean endStaleBlockers) {
+    boolean endStaleBlockers,
+    PlainSql plainSql) {
+
+  /** What happens to plain SQL that may write a fenced table inside a scope. */
+  public enum PlainSql {
+    /**
+     * An UPDATE, DELETE, INSERT or upsert of one fenced table that the library can prove it reads
+     * as the database will is rewritten into its guarded form; anything else that may write a
+     * fenced table is refused. Needs jOOQ (its parser) on the class path.
+     */
+    REWRITE,
+    /** Every plain statement that may write a fenced table is refused before it is sent. */
+    REFUSE
+  }
 
   /** PostgreSQL's largest {@code lock_timeout}: {@code INT_MAX} milliseconds. */
   private static final Duration MAX_LOCK_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
@@ -50,6 +69,7 @@ public record FenceOptions(
     Objects.requireNonNull(schema, "schema");
     Objects.requireNonNull(registrationLockTimeout, "registrationLockTimeout");
     Objects.requireNonNull(registrationTimeout, "registrationTimeout");
+    Objects.requireNonNull(plainSql, "plainSql");
     FenceSql.requireIdentifier("schema", schema);
     requireAtLeastOneMilli("registrationLockTimeout", registrationLockTimeout);
     requireAtLeastOneMilli("registrationTimeout", registrationTimeout);
@@ -60,6 +80,27 @@ public record FenceOptions(
               + " (PostgreSQL's largest lock_timeout), got "
               + registrationLockTimeout);
     }
+  }
+
+  /**
+   * Creates options that rewrite plain SQL ({@link PlainSql#REWRITE}).
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException as the canonical constructor
+   */
+  public FenceOptions(
+      String schema,
+      Duration registrationLockTimeout,
+      Duration registrationTimeout,
+      boolean triggerMode,
+      boolean endStaleBlockers) {
+    this(
+        schema,
+        registrationLockTimeout,
+        registrationTimeout,
+        triggerMode,
+        endStaleBlockers,
+        PlainSql.REWRITE);
   }
 
   /**
@@ -78,11 +119,16 @@ public record FenceOptions(
 
   /**
    * Returns the defaults: schema {@code fencing}, registration attempts of 1 s for 2 min in total,
-   * no trigger mode, stale blockers ended after one lease time.
+   * no trigger mode, stale blockers ended after one lease time, plain SQL rewritten.
    */
   public static FenceOptions defaults() {
     return new FenceOptions(
-        DEFAULT_SCHEMA, Duration.ofSeconds(1), Duration.ofMinutes(2), false, true);
+        DEFAULT_SCHEMA,
+        Duration.ofSeconds(1),
+        Duration.ofMinutes(2),
+        false,
+        true,
+        PlainSql.REWRITE);
   }
 
   /**
@@ -93,7 +139,12 @@ public record FenceOptions(
    */
   public FenceOptions withTriggerMode(boolean triggerMode) {
     return new FenceOptions(
-        schema, registrationLockTimeout, registrationTimeout, triggerMode, endStaleBlockers);
+        schema,
+        registrationLockTimeout,
+        registrationTimeout,
+        triggerMode,
+        endStaleBlockers,
+        plainSql);
   }
 
   /**
@@ -105,7 +156,12 @@ public record FenceOptions(
    */
   public FenceOptions withSchema(String schema) {
     return new FenceOptions(
-        schema, registrationLockTimeout, registrationTimeout, triggerMode, endStaleBlockers);
+        schema,
+        registrationLockTimeout,
+        registrationTimeout,
+        triggerMode,
+        endStaleBlockers,
+        plainSql);
   }
 
   /**
@@ -117,7 +173,12 @@ public record FenceOptions(
    */
   public FenceOptions withRegistrationTimeout(Duration registrationTimeout) {
     return new FenceOptions(
-        schema, registrationLockTimeout, registrationTimeout, triggerMode, endStaleBlockers);
+        schema,
+        registrationLockTimeout,
+        registrationTimeout,
+        triggerMode,
+        endStaleBlockers,
+        plainSql);
   }
 
   /**
@@ -129,7 +190,12 @@ public record FenceOptions(
    */
   public FenceOptions withRegistrationLockTimeout(Duration registrationLockTimeout) {
     return new FenceOptions(
-        schema, registrationLockTimeout, registrationTimeout, triggerMode, endStaleBlockers);
+        schema,
+        registrationLockTimeout,
+        registrationTimeout,
+        triggerMode,
+        endStaleBlockers,
+        plainSql);
   }
 
   /**
@@ -140,7 +206,29 @@ public record FenceOptions(
    */
   public FenceOptions withEndStaleBlockers(boolean endStaleBlockers) {
     return new FenceOptions(
-        schema, registrationLockTimeout, registrationTimeout, triggerMode, endStaleBlockers);
+        schema,
+        registrationLockTimeout,
+        registrationTimeout,
+        triggerMode,
+        endStaleBlockers,
+        plainSql);
+  }
+
+  /**
+   * Returns a copy with another choice for plain SQL.
+   *
+   * @param plainSql rewrite (needs jOOQ) or refuse plain writes of fenced tables
+   * @return the new options
+   * @throws NullPointerException if {@code plainSql} is null
+   */
+  public FenceOptions withPlainSql(PlainSql plainSql) {
+    return new FenceOptions(
+        schema,
+        registrationLockTimeout,
+        registrationTimeout,
+        triggerMode,
+        endStaleBlockers,
+        plainSql);
   }
 
   private static void requireAtLeastOneMilli(String name, Duration duration) {

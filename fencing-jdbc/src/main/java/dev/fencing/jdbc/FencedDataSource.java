@@ -54,6 +54,9 @@ public final class FencedDataSource implements DataSource {
   private volatile LeaseSql lastLease;
 
   private FencedDataSource(DataSource delegate, FenceOptions options, FenceObserver observer) {
+    if (options.plainSql() == FenceOptions.PlainSql.REWRITE) {
+      PlainDmlGuard.requireRewriter();
+    }
     this.delegate = delegate;
     this.options = options;
     this.observer = observer;
@@ -67,6 +70,8 @@ public final class FencedDataSource implements DataSource {
    * @param options where the fence lives, and whether to carry settings for the trigger
    * @return the fenced data source
    * @throws NullPointerException if an argument is null
+   * @throws IllegalStateException if {@link FenceOptions#plainSql()} is {@code REWRITE} and jOOQ,
+   *     which the rewriting needs, cannot be loaded
    */
   public static FencedDataSource wrap(DataSource delegate, FenceOptions options) {
     Objects.requireNonNull(delegate, "delegate");
@@ -82,6 +87,8 @@ public final class FencedDataSource implements DataSource {
    * @param observer told of every stale attempt this data source rejects
    * @return the fenced data source
    * @throws NullPointerException if an argument is null
+   * @throws IllegalStateException if {@link FenceOptions#plainSql()} is {@code REWRITE} and jOOQ,
+   *     which the rewriting needs, cannot be loaded
    */
   public static FencedDataSource wrap(
       DataSource delegate, FenceOptions options, FenceObserver observer) {
@@ -200,7 +207,12 @@ public final class FencedDataSource implements DataSource {
   }
 
   private FenceDialect.PlainSqlGuard readPlainDmlGuard(Connection catalog) throws SQLException {
-    return dialect(catalog).plainSqlGuard(catalog, options.schema(), options.triggerMode());
+    return dialect(catalog)
+        .plainSqlGuard(
+            catalog,
+            options.schema(),
+            options.triggerMode(),
+            options.plainSql() == FenceOptions.PlainSql.REWRITE);
   }
 
   /**

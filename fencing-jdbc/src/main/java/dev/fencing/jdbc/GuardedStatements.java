@@ -36,9 +36,14 @@ import java.util.Objects;
  * and column names must be plain identifiers ({@code [A-Za-z_][A-Za-z0-9_]*}, optionally {@code
  * schema.table}); they are quoted. The assignment and condition fragments are SQL you write, like
  * the text of any prepared statement: never build them from user input. They must stay in their
- * place: a fragment with a comment, a {@code ;} outside a literal, or a parenthesis closed before
- * it was opened (or never closed) is refused; literals such as {@code 'a;b'}, {@code E'...'} and
- * dollar quotes are left alone.
+ * place, read the same way by the database whatever the session's settings: a fragment with a
+ * comment (on MariaDB also {@code #} and any {@code --}), a {@code ;} outside a literal, a
+ * parenthesis closed before it was opened (or never closed), or a backslash in a literal that
+ * another setting would read as an escape (PostgreSQL: in {@code '...'} but not {@code E'...'},
+ * since {@code standard_conforming_strings} can be switched off by any {@code SET}; MariaDB: in
+ * {@code '...'} and {@code "..."}, and anywhere outside backquotes) is refused; bind such values as
+ * parameters. Literals such as {@code 'a;b'}, {@code E'...'} and dollar quotes (PostgreSQL) are
+ * left alone.
  */
 public final class GuardedStatements {
 

@@ -89,10 +89,9 @@ public final class FencingMigrations {
    */
   private static boolean isMariaDb(DataSource dataSource) {
     try (Connection c = dataSource.getConnection()) {
-      return c.getMetaData()
-          .getDatabaseProductName()
-          .toLowerCase(java.util.Locale.ROOT)
-          .contains("mariadb");
+      return dev.fencing.schema.DatabaseProduct.of(c)
+          .filter(dev.fencing.schema.DatabaseProduct.MARIADB::equals)
+          .isPresent();
     } catch (SQLException e) {
       throw new FencingMigrationException(
           "could not connect to the database: " + e.getMessage(), e);

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Predicate;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -52,11 +53,21 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
   private final Field<Object> leaseSlot;
 
   private final boolean triggerMode;
+  private final Predicate<FencedTables.Table> targets;
+  private final Map<FencedTables.Write, Map<FencedTables.Relation, FencedTables.Table>> reaching;
 
   DmlRewriter(String fenceSchema, FencedTables tables, boolean triggerMode) {
     this.tables = tables;
     this.triggerMode = triggerMode;
-    this.screen = new WriteScreen(tables);
+    // In trigger mode the trigger checks every row of the tables that have it (and all their
+    // inheritors): only the others need a guard.
+    this.targets = triggerMode ? table -> !table.hasEnforcementTrigger() : table -> true;
+    this.screen =
+        new WriteScreen(tables, targets, WriteScreen.Folding.POSTGRES, "it cannot be guarded");
+    this.reaching = new java.util.EnumMap<>(FencedTables.Write.class);
+    for (FencedTables.Write write : FencedTables.Write.values()) {
+      reaching.put(write, tables.reaching(write, targets));
+    }
     this.fenceTable = FenceSchema.fenceTable(fenceSchema);
     this.fenceEpoch = FenceSql.epochFunction(fenceSchema);
     Settings settings =
@@ -94,6 +105,13 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
     if (sql.toLowerCase(Locale.ROOT).contains(marker)) {
       return refused(sql, "it contains the rewriter's internal marker");
     }
+    if (SqlLexer.readingDependsOnStringSetting(sql)) {
+      return screened(
+          sql,
+          "it has a backslash in a '...' literal (or does not lex), which PostgreSQL reads"
+              + " differently when standard_conforming_strings is off (bind the value as a"
+              + " parameter, or write E'...')");
+    }
     Query[] queries;
     try {
       queries = dsl.parser().parse(sql).queries();
@@ -118,6 +136,10 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
         return PlainDmlGuard.PassThrough.INSTANCE;
       }
       String rendered = dsl.render(rewritten);
+      refuseIf(
+          SqlLexer.readingDependsOnStringSetting(rendered),
+          "jOOQ would render it with a backslash in a '...' literal, which PostgreSQL reads"
+              + " differently when standard_conforming_strings is off");
       refuseIf(
           occurrences(rendered.toLowerCase(Locale.ROOT), "cast(") != check.casts(),
           "jOOQ would render it with a cast it does not have, which may change its meaning");
@@ -181,7 +203,7 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
 
   private QOM.Update<?> rewriteUpdate(String sql, QOM.Update<?> update, SafeExpressions check)
       throws Refusal {
-    Target target = target(update.$table());
+    Target target = target(update.$table(), FencedTables.Write.UPDATE_OR_DELETE);
     if (target == null) {
       if (update.$with() != null) {
         screen(sql, "it has a WITH clause");
@@ -210,7 +232,7 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
 
   private QOM.Delete<?> rewriteDelete(String sql, QOM.Delete<?> delete, SafeExpressions check)
       throws Refusal {
-    Target target = target(delete.$from());
+    Target target = target(delete.$from(), FencedTables.Write.UPDATE_OR_DELETE);
     if (target == null) {
       if (delete.$with() != null) {
         screen(sql, "it has a WITH clause");
@@ -226,7 +248,12 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
 
   private QOM.Insert<?> rewriteInsert(String sql, QOM.Insert<?> insert, SafeExpressions check)
       throws Refusal {
-    Target target = target(insert.$into());
+    Target target =
+        target(
+            insert.$into(),
+            insert.$onDuplicateKeyUpdate() || !insert.$updateSet().isEmpty()
+                ? FencedTables.Write.UPDATE_OR_DELETE
+                : FencedTables.Write.INSERT);
     if (target == null) {
       if (insert.$with() != null) {
         screen(sql, "it has a WITH clause");
@@ -292,7 +319,7 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
    *     PostgreSQL: an unfenced target whose alias is the name of a fenced table (jOOQ reads {@code
    *     UPDATE ONLY items} as the table {@code ONLY} aliased {@code items})
    */
-  private Target target(Table<?> table) throws Refusal {
+  private Target target(Table<?> table, FencedTables.Write write) throws Refusal {
     Name qualifier = null;
     Table<?> named = table;
     if (table instanceof QOM.TableAlias<?> alias) {
@@ -306,9 +333,26 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
     Name[] parts = name.parts();
     String relation = fold(parts[parts.length - 1]);
     String schema = parts.length >= 2 ? fold(parts[parts.length - 2]) : null;
+    if (parts.length > 3) {
+      throw new Refusal("its target " + named + " has more than three name parts");
+    }
     FencedTables.Table fenced = tables.resolve(schema, relation).orElse(null);
+    if (fenced == null || !targets.test(fenced)) {
+      FencedTables.Table reached = writesInto(schema, relation, write);
+      if (reached != null) {
+        throw new Refusal(
+            "writing "
+                + named
+                + " may also write rows of the fenced table "
+                + reached
+                + " (through a cascading foreign key, a rule or view, or a table that inherits from"
+                + " it), which a guard on "
+                + named
+                + " does not cover");
+      }
+    }
     if (fenced == null) {
-      if (qualifier != null && tables.anyNamedLike(fold(qualifier))) {
+      if (qualifier != null && tables.resolve(null, fold(qualifier)).isPresent()) {
         throw new Refusal(
             "its target "
                 + named
@@ -321,25 +365,39 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
     if (triggerMode && fenced.hasEnforcementTrigger()) {
       return null;
     }
-    if (!tables.standardConformingStrings()) {
-      throw new Refusal(
-          "standard_conforming_strings is off, so string literals could be read differently");
-    }
     return new Target(fenced, qualifier == null ? parts[parts.length - 1] : qualifier);
   }
 
-  /** The name as PostgreSQL stores it: quoted names exactly, unquoted ones in lower case. */
+  /**
+   * The fenced table a write of the relation may also write (cascade, rule, inheritance), if any;
+   * an unqualified name counts in every schema.
+   */
+  private FencedTables.Table writesInto(String schema, String name, FencedTables.Write write) {
+    for (Map.Entry<FencedTables.Relation, FencedTables.Table> entry :
+        reaching.get(write).entrySet()) {
+      FencedTables.Relation reacher = entry.getKey();
+      if (reacher.name().equals(name) && (schema == null || reacher.schema().equals(schema))) {
+        return entry.getValue();
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The name as PostgreSQL stores it: quoted names exactly, unquoted ones in lower case (ASCII
+   * only), both cut to 63 bytes.
+   */
   private static String fold(Name part) {
     String text = part.last();
     if (part.quoted() == Name.Quoted.QUOTED) {
-      return text;
+      return WriteScreen.truncateName(text);
     }
     StringBuilder folded = new StringBuilder(text.length());
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);
       folded.append(c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c);
     }
-    return folded.toString();
+    return WriteScreen.truncateName(folded.toString());
   }
 
   private Condition guarded(Condition where, Target target, boolean qualified) {
@@ -432,15 +490,22 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
    * and a writing keyword, else lets it through.
    */
   private void screen(String sql, String reason) throws Refusal {
-    if (screen.mayWriteFencedTable(sql)) {
-      throw new Refusal(reason + ", and it may write a fenced table");
+    String what = screen.mayWrite(sql);
+    if (what != null) {
+      throw new Refusal(reason + ", and it may write " + what);
     }
   }
 
   private PlainDmlGuard.Plan screened(String sql, String reason) {
-    return screen.mayWriteFencedTable(sql)
-        ? refused(sql, reason + ", and it may write a fenced table")
+    String what = screen.mayWrite(sql);
+    return what != null
+        ? refused(sql, reason + ", and it may write " + what)
         : PlainDmlGuard.PassThrough.INSTANCE;
+  }
+
+  /** Loads jOOQ's classes: throws {@link NoClassDefFoundError} if jOOQ cannot be read. */
+  static void probe() {
+    DSL.using(SQLDialect.POSTGRES).parser();
   }
 
   private static PlainDmlGuard.Refused refused(String sql, String reason) {

@@ -1,6 +1,7 @@
 package dev.fencing.jdbc.internal;
 
 import dev.fencing.core.Lease;
+import dev.fencing.schema.DatabaseProduct;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
@@ -67,10 +68,12 @@ public interface FenceDialect {
    * What plain SQL sent through a fenced connection becomes: read from the catalog of {@code
    * catalog} (left open).
    *
+   * @param rewrite whether plain writes of fenced tables are rewritten into their guarded form
+   *     where the database allows it ({@code FenceOptions.PlainSql.REWRITE}), or refused
    * @throws SQLException if the catalog could not be read
    */
-  PlainSqlGuard plainSqlGuard(Connection catalog, String schema, boolean triggerMode)
-      throws SQLException;
+  PlainSqlGuard plainSqlGuard(
+      Connection catalog, String schema, boolean triggerMode, boolean rewrite) throws SQLException;
 
   /**
    * Refuses options this database cannot honour safely.
@@ -113,13 +116,14 @@ public interface FenceDialect {
    */
   static FenceDialect forProduct(String product, String schema)
       throws SQLFeatureNotSupportedException {
+    DatabaseProduct known = DatabaseProduct.fromProductName(product).orElse(null);
+    if (known != null) {
+      return switch (known) {
+        case POSTGRESQL -> new PostgresDialect(schema);
+        case MARIADB -> new MariaDbDialect(schema);
+      };
+    }
     String lower = product == null ? "" : product.toLowerCase(Locale.ROOT);
-    if (lower.contains("postgresql")) {
-      return new PostgresDialect(schema);
-    }
-    if (lower.contains("mariadb")) {
-      return new MariaDbDialect(schema);
-    }
     throw new SQLFeatureNotSupportedException(
         "fencing speaks PostgreSQL and MariaDB (InnoDB); this database reports itself as \""
             + product

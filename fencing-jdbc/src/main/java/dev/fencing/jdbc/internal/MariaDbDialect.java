@@ -10,10 +10,10 @@ import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -194,49 +194,100 @@ public final class MariaDbDialect implements FenceDialect {
   }
 
   @Override
-  public PlainSqlGuard plainSqlGuard(Connection catalog, String schema, boolean triggerMode)
-      throws SQLException {
-    Set<String> names = new HashSet<>();
-    try (Statement statement = catalog.createStatement();
-        ResultSet rows =
+  public PlainSqlGuard plainSqlGuard(
+      Connection catalog, String schema, boolean triggerMode, boolean rewrite) throws SQLException {
+    Map<FencedTables.Relation, FencedTables.Table> tables = new HashMap<>();
+    List<FencedTables.Edge> edges = new ArrayList<>();
+    try (Statement statement = catalog.createStatement()) {
+      try (ResultSet rows =
+          statement.executeQuery(
+              "SELECT DISTINCT TABLE_SCHEMA, TABLE_NAME FROM information_schema.COLUMNS"
+                  + " WHERE COLUMN_NAME = '"
+                  + FenceSchema.TOKEN_COLUMN
+                  + "'")) {
+        while (rows.next()) {
+          FencedTables.Relation relation =
+              new FencedTables.Relation(rows.getString(1), rows.getString(2));
+          tables.put(
+              relation, new FencedTables.Table(relation.schema(), relation.name(), true, false));
+        }
+      }
+      // InnoDB's cascades write the referencing rows (and fire no trigger)
+      try (ResultSet rows =
+          statement.executeQuery(
+              "SELECT UNIQUE_CONSTRAINT_SCHEMA, REFERENCED_TABLE_NAME, CONSTRAINT_SCHEMA,"
+                  + " TABLE_NAME FROM information_schema.REFERENTIAL_CONSTRAINTS"
+                  + " WHERE DELETE_RULE IN ('CASCADE', 'SET NULL', 'SET DEFAULT')"
+                  + " OR UPDATE_RULE IN ('CASCADE', 'SET NULL', 'SET DEFAULT')")) {
+        while (rows.next()) {
+          edges.add(
+              new FencedTables.Edge(
+                  new FencedTables.Relation(rows.getString(1), rows.getString(2)),
+                  new FencedTables.Relation(rows.getString(3), rows.getString(4)),
+                  FencedTables.Through.CASCADE));
+        }
+      }
+      // a view, or a trigger of another table, whose text names a fenced table may write it
+      Pattern names = fencedNames(tables.keySet());
+      if (names != null) {
+        try (ResultSet rows =
             statement.executeQuery(
-                "SELECT DISTINCT TABLE_NAME FROM information_schema.COLUMNS WHERE COLUMN_NAME = '"
-                    + FenceSchema.TOKEN_COLUMN
-                    + "'")) {
-      while (rows.next()) {
-        names.add(rows.getString(1).toLowerCase(Locale.ROOT));
+                "SELECT TABLE_SCHEMA, TABLE_NAME, VIEW_DEFINITION FROM information_schema.VIEWS"
+                    + " UNION ALL SELECT EVENT_OBJECT_SCHEMA, EVENT_OBJECT_TABLE, ACTION_STATEMENT"
+                    + " FROM information_schema.TRIGGERS")) {
+          while (rows.next()) {
+            String text = rows.getString(3);
+            java.util.regex.Matcher named = names.matcher(text == null ? "" : text);
+            while (named.find()) {
+              for (FencedTables.Relation table : tables.keySet()) {
+                if (table.name().equalsIgnoreCase(named.group())) {
+                  edges.add(
+                      new FencedTables.Edge(
+                          new FencedTables.Relation(rows.getString(1), rows.getString(2)),
+                          table,
+                          FencedTables.Through.RULE));
+                }
+              }
+            }
+          }
+        }
       }
     }
-    return new MariaDbPlainSql(Set.copyOf(names));
+    WriteScreen screen =
+        new WriteScreen(
+            FencedTables.of(tables, edges),
+            table -> true,
+            WriteScreen.Folding.MARIADB,
+            "plain SQL is not rewritten on MariaDB");
+    return new MariaDbPlainSql(screen);
+  }
+
+  private static Pattern fencedNames(Set<FencedTables.Relation> tables) {
+    if (tables.isEmpty()) {
+      return null;
+    }
+    return Pattern.compile(
+        tables.stream()
+            .map(table -> Pattern.quote(table.name()))
+            .distinct()
+            .collect(Collectors.joining("|", "(?i)(?<![A-Za-z0-9_$])(?:", ")(?![A-Za-z0-9_$])")));
   }
 
   /**
-   * Plain SQL on MariaDB is not rewritten: a statement that may write (anything but a query) and
-   * names a fenced table is refused before it reaches the database; everything else runs as
-   * written.
+   * Plain SQL on MariaDB is not rewritten: a statement that may write (anything but one query that
+   * reads the same under every reading) and names a fenced table, or a table whose writes cascade
+   * into one, is refused before it reaches the database; everything else runs as written.
    */
-  private record MariaDbPlainSql(Set<String> fencedNames) implements PlainSqlGuard {
+  private record MariaDbPlainSql(WriteScreen screen) implements PlainSqlGuard {
     private static final Pattern READ_ONLY =
         Pattern.compile("(?is)\\s*\\(*\\s*(SELECT|SHOW|DESCRIBE|DESC|EXPLAIN)\\b.*");
-    private static final Pattern WORD = Pattern.compile("[A-Za-z0-9_$]+");
 
     @Override
     public PlainDmlGuard.Result rewrite(String sql, Lease lease) {
-      if (fencedNames.isEmpty() || READ_ONLY.matcher(sql).matches()) {
+      if (screen.isEmpty() || READ_ONLY.matcher(sql).matches() && SqlLexer.isOneStatement(sql)) {
         return PlainDmlGuard.PassThrough.INSTANCE;
       }
-      java.util.regex.Matcher words = WORD.matcher(sql);
-      while (words.find()) {
-        String word = words.group().toLowerCase(Locale.ROOT);
-        if (fencedNames.contains(word)) {
-          return PlainDmlGuard.refused(
-              sql,
-              "it may write the fenced table "
-                  + word
-                  + " and plain SQL is not rewritten on MariaDB");
-        }
-      }
-      return PlainDmlGuard.PassThrough.INSTANCE;
+      return screen.plan(sql).resolve(null);
     }
   }
 
@@ -315,8 +366,8 @@ public final class MariaDbDialect implements FenceDialect {
 
     @Override
     public FenceSql.Guarded update(String table, String assignments, String condition) {
-      SqlLexer.requireFragment("assignments", assignments);
-      SqlLexer.requireFragment("condition", condition);
+      SqlLexer.requireFragment(SqlLexer.Dialect.MARIADB, "assignments", assignments);
+      SqlLexer.requireFragment(SqlLexer.Dialect.MARIADB, "condition", condition);
       return cached(
           Arrays.asList("update", table, assignments, condition),
           () ->
@@ -337,7 +388,7 @@ public final class MariaDbDialect implements FenceDialect {
 
     @Override
     public FenceSql.Guarded delete(String table, String condition) {
-      SqlLexer.requireFragment("condition", condition);
+      SqlLexer.requireFragment(SqlLexer.Dialect.MARIADB, "condition", condition);
       return cached(
           Arrays.asList("delete", table, condition),
           () ->

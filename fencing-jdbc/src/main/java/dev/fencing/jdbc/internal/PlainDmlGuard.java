@@ -195,7 +195,51 @@ public final class PlainDmlGuard {
    */
   public PlainDmlGuard(
       String fenceSchema, FencedTables tables, boolean triggerMode, int maxCached) {
-    this(maxCached, planner(fenceSchema, tables, triggerMode));
+    this(fenceSchema, tables, triggerMode, true, maxCached);
+  }
+
+  /**
+   * Creates a guard.
+   *
+   * @param fenceSchema the schema of the fence table, a plain identifier
+   * @param tables the fenced tables
+   * @param triggerMode as in {@link #PlainDmlGuard(String, FencedTables, boolean, int)}
+   * @param rewrite whether plain SQL on fenced tables is rewritten into its guarded form (needs
+   *     jOOQ); if not, every statement that may write a fenced table (in trigger mode, one without
+   *     the trigger) is refused
+   * @param maxCached how many SQL strings' decisions to keep
+   * @throws IllegalArgumentException if the schema is not a plain identifier or {@code maxCached}
+   *     is not positive
+   * @throws IllegalStateException if {@code rewrite} and jOOQ cannot be loaded
+   */
+  public PlainDmlGuard(
+      String fenceSchema,
+      FencedTables tables,
+      boolean triggerMode,
+      boolean rewrite,
+      int maxCached) {
+    this(maxCached, planner(fenceSchema, tables, triggerMode, rewrite));
+  }
+
+  /** Why plain SQL cannot be rewritten without jOOQ, and the two ways out. */
+  public static final String REWRITER_MISSING =
+      "FenceOptions.plainSql() is REWRITE, which rewrites plain SQL on fenced tables into its"
+          + " guarded form with jOOQ's parser, but jOOQ (org.jooq:jooq 3.19) cannot be loaded. Add"
+          + " it to the class path (or module path), or choose"
+          + " FenceOptions.withPlainSql(FenceOptions.PlainSql.REFUSE), which refuses every plain"
+          + " statement that may write a fenced table";
+
+  /**
+   * Checks that the rewriter can run: jOOQ can be loaded and read by this module.
+   *
+   * @throws IllegalStateException with {@link #REWRITER_MISSING} if not
+   */
+  public static void requireRewriter() {
+    try {
+      DmlRewriter.probe();
+    } catch (LinkageError jooqMissing) {
+      throw new IllegalStateException(REWRITER_MISSING, jooqMissing);
+    }
   }
 
   private PlainDmlGuard(int maxCached, Planner planner) {
@@ -216,19 +260,23 @@ public final class PlainDmlGuard {
   }
 
   /**
-   * The jOOQ rewriter; without jOOQ on the class path (it is an optional dependency), the word
-   * screen alone, which refuses every statement that may write a fenced table (in trigger mode, a
-   * fenced table without the trigger).
+   * The jOOQ rewriter, or the word screen alone, which refuses every statement that may write a
+   * fenced table (in trigger mode, a fenced table without the trigger).
    */
-  private static Planner planner(String fenceSchema, FencedTables tables, boolean triggerMode) {
+  private static Planner planner(
+      String fenceSchema, FencedTables tables, boolean triggerMode, boolean rewrite) {
     Objects.requireNonNull(tables, "tables");
     FenceSql.requireIdentifier("fence schema", fenceSchema);
-    try {
-      return new DmlRewriter(fenceSchema, tables, triggerMode);
-    } catch (NoClassDefFoundError jooqMissing) {
+    if (!rewrite) {
       // In trigger mode the trigger checks every row of the tables that have it.
-      return new WriteScreen(triggerMode ? tables.withoutEnforcementTrigger() : tables);
+      return new WriteScreen(
+          tables,
+          triggerMode ? table -> !table.hasEnforcementTrigger() : table -> true,
+          WriteScreen.Folding.POSTGRES,
+          "plain SQL is not rewritten (FenceOptions.plainSql() is REFUSE)");
     }
+    requireRewriter();
+    return new DmlRewriter(fenceSchema, tables, triggerMode);
   }
 
   /** A guard that only screens, as without jOOQ; for tests. */

@@ -81,11 +81,15 @@ public final class PostgresDialect implements FenceDialect {
   }
 
   @Override
-  public PlainSqlGuard plainSqlGuard(Connection catalog, String schema, boolean triggerMode)
-      throws SQLException {
+  public PlainSqlGuard plainSqlGuard(
+      Connection catalog, String schema, boolean triggerMode, boolean rewrite) throws SQLException {
     PlainDmlGuard guard =
         new PlainDmlGuard(
-            schema, FencedTables.read(catalog), triggerMode, PlainDmlGuard.DEFAULT_CACHE_SIZE);
+            schema,
+            FencedTables.read(catalog),
+            triggerMode,
+            rewrite,
+            PlainDmlGuard.DEFAULT_CACHE_SIZE);
     return guard::rewrite;
   }
 

@@ -1,45 +1,103 @@
 package dev.fencing.jdbc.internal;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
 /**
- * A small PostgreSQL lexer: enough to tell literals, quoted identifiers, comments, statement
- * separators and parentheses apart. It knows single-quoted strings (with {@code ''}, and backslash
- * escapes after {@code E}), quoted identifiers, dollar quotes ({@code $$...$$}, {@code
- * $tag$...$tag$}), line and block comments (nested), and nothing of the grammar beyond that.
+ * A small lexer for the two databases: enough to tell literals, quoted identifiers, comments,
+ * statement separators and parentheses apart, under each way the server may read the same text.
+ * Nothing of the grammar beyond that.
+ *
+ * <p>The readings ({@link Reading}): PostgreSQL with {@code standard_conforming_strings} on (a
+ * backslash is an ordinary character in {@code '...'}; {@code E'...'} has backslash escapes; quoted
+ * identifiers; dollar quotes; line comments and nested block comments), PostgreSQL with it off
+ * (backslash escapes in {@code '...'} too), and MariaDB (backslash escapes in {@code '...'} and
+ * {@code "..."}, which is a string unless {@code ANSI_QUOTES}; backquoted identifiers; {@code #}
+ * and {@code -- } line comments; block comments that do not nest, {@code /*!...*}{@code /}
+ * executed; no dollar quotes). A session can switch between the PostgreSQL readings at any time
+ * ({@code SET}), and MariaDB's {@code NO_BACKSLASH_ESCAPES} turns its escapes off; so the library
+ * never relies on one reading where another is possible: a fragment must read the same under all of
+ * them, and a judgement that errs on one side takes every reading into account.
  */
 public final class SqlLexer {
+
+  /** A way a server reads SQL text. */
+  enum Reading {
+    /** PostgreSQL, {@code standard_conforming_strings = on}. */
+    POSTGRES_STANDARD,
+    /** PostgreSQL, {@code standard_conforming_strings = off}. */
+    POSTGRES_ESCAPING,
+    /** MariaDB, backslash escapes on (the default {@code sql_mode}). */
+    MARIADB;
+
+    boolean postgres() {
+      return this != MARIADB;
+    }
+  }
+
+  /** The dialect a fragment is written for. */
+  public enum Dialect {
+    /** PostgreSQL, under either setting of {@code standard_conforming_strings}. */
+    POSTGRES,
+    /** MariaDB, with or without {@code NO_BACKSLASH_ESCAPES} or {@code ANSI_QUOTES}. */
+    MARIADB
+  }
+
+  private static final List<Reading> ALL_READINGS = List.of(Reading.values());
 
   private static final Set<String> TRANSACTION_CONTROL =
       Set.of("COMMIT", "END", "ROLLBACK", "ABORT", "BEGIN", "START", "PREPARE", "CALL", "DO");
 
   private final String sql;
+  private final Reading reading;
   private int at;
 
-  private SqlLexer(String sql) {
+  /**
+   * Set by {@link #skipToken()}: the last string literal skipped had a backslash where some reading
+   * may take it as an escape ({@code '...'} on PostgreSQL, {@code '...'} or {@code "..."} on
+   * MariaDB).
+   */
+  private boolean backslashInLiteral;
+
+  private SqlLexer(String sql, Reading reading) {
     this.sql = sql;
+    this.reading = reading;
   }
 
   /**
-   * Checks that a fragment can be pasted into generated SQL as one expression or list: no comment,
-   * no {@code ;}, parentheses balanced and never closing more than were opened, every literal and
-   * quoted identifier terminated.
+   * Checks that a PostgreSQL fragment can be pasted into generated SQL as one expression or list.
    *
+   * @see #requireFragment(Dialect, String, String)
+   */
+  public static String requireFragment(String what, String fragment) {
+    return requireFragment(Dialect.POSTGRES, what, fragment);
+  }
+
+  /**
+   * Checks that a fragment can be pasted into generated SQL as one expression or list, read the
+   * same way by every reading of its dialect: no comment (on MariaDB no {@code #} and no {@code --}
+   * at all), no {@code ;}, parentheses balanced and never closing more than were opened, every
+   * literal and quoted identifier terminated, and no backslash in a string literal that another
+   * setting of the session would read as an escape (on PostgreSQL in {@code '...'} but not in
+   * {@code E'...'}; on MariaDB in {@code '...'} and {@code "..."}, and nowhere else but in
+   * backquotes).
+   *
+   * @param dialect the database the fragment is sent to
    * @param what the fragment's name, for the message
    * @param fragment the fragment
    * @return {@code fragment}
    * @throws IllegalArgumentException naming {@code what} if the fragment is null, blank or could
    *     escape its place
    */
-  public static String requireFragment(String what, String fragment) {
+  public static String requireFragment(Dialect dialect, String what, String fragment) {
     if (fragment == null) {
       throw new IllegalArgumentException(what + " must not be null");
     }
     if (fragment.isBlank()) {
       throw new IllegalArgumentException(what + " must not be blank");
     }
-    String problem = new SqlLexer(fragment).fragmentProblem();
+    String problem = fragmentProblem(dialect, fragment);
     if (problem != null) {
       throw new IllegalArgumentException(
           what
@@ -52,21 +110,92 @@ public final class SqlLexer {
     return fragment;
   }
 
+  private static String fragmentProblem(Dialect dialect, String fragment) {
+    if (dialect == Dialect.MARIADB) {
+      String problem = mariaDbOnlyProblem(fragment);
+      if (problem != null) {
+        return problem;
+      }
+      return new SqlLexer(fragment, Reading.MARIADB).fragmentProblem(true);
+    }
+    return new SqlLexer(fragment, Reading.POSTGRES_STANDARD).fragmentProblem(true);
+  }
+
   /**
-   * Whether {@code sql} is one statement that a prefix can be put in front of: no {@code ;}, no
-   * comment, parentheses balanced, every literal and quoted identifier terminated.
+   * What MariaDB may read as a comment or an escape outside a quote: {@code #}, {@code --} (a
+   * comment when a space follows, but refused in any form), and any backslash outside quotes.
+   */
+  private static String mariaDbOnlyProblem(String fragment) {
+    SqlLexer lexer = new SqlLexer(fragment, Reading.MARIADB);
+    while (lexer.at < fragment.length()) {
+      char c = fragment.charAt(lexer.at);
+      if (c == '#' || fragment.startsWith("--", lexer.at)) {
+        return "a comment (MariaDB reads # and -- as the start of one)";
+      }
+      if (c == '\\') {
+        return "a backslash outside a literal";
+      }
+      if (c == '\'' || c == '"' || c == '`') {
+        if (lexer.skipToken() != null) {
+          return null; // fragmentProblem names it
+        }
+      } else {
+        lexer.at++;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Whether {@code sql} is one statement that a prefix can be put in front of under every reading:
+   * no {@code ;}, no comment, parentheses balanced, every literal and quoted identifier terminated,
+   * no backslash in a literal that a reading takes as an escape.
    *
    * @param sql plain SQL
    * @return whether it is such a statement
    */
   static boolean isOneStatement(String sql) {
-    return sql != null && !sql.isBlank() && new SqlLexer(sql).fragmentProblem() == null;
+    if (sql == null || sql.isBlank() || mariaDbOnlyProblem(sql) != null) {
+      return false;
+    }
+    for (Reading reading : ALL_READINGS) {
+      if (new SqlLexer(sql, reading).fragmentProblem(true) != null) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Whether PostgreSQL may read {@code sql} differently depending on {@code
+   * standard_conforming_strings}: some {@code '...'} literal (not {@code E'...'}, outside comments
+   * and dollar quotes) holds a backslash, or the text does not lex at all. Text for which this is
+   * false has the same tokens under both settings.
+   *
+   * @param sql plain SQL
+   * @return whether its reading depends on the setting
+   */
+  static boolean readingDependsOnStringSetting(String sql) {
+    SqlLexer lexer = new SqlLexer(sql, Reading.POSTGRES_STANDARD);
+    while (lexer.at < sql.length()) {
+      if (lexer.startsComment()) {
+        if (lexer.skipComment() != null) {
+          return true;
+        }
+      } else {
+        if (lexer.skipToken() != null || lexer.backslashInLiteral) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /**
    * Whether running {@code sql} may end, roll back (fully or to a savepoint) or start a
-   * transaction: any statement in it starts with a transaction-control keyword, or calls a
-   * procedure or an anonymous block (which may commit). Errs on the side of yes.
+   * transaction, under any reading of either database: any statement in it starts with a
+   * transaction-control keyword, or calls a procedure or an anonymous block (which may commit).
+   * Errs on the side of yes.
    *
    * @param sql plain SQL, possibly several statements
    * @return whether the transaction may be another one after it ran
@@ -75,32 +204,43 @@ public final class SqlLexer {
     if (sql == null) {
       return false;
     }
-    SqlLexer lexer = new SqlLexer(sql);
+    for (Reading reading : ALL_READINGS) {
+      if (new SqlLexer(sql, reading).mayControlTransaction()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private boolean mayControlTransaction() {
     boolean statementStart = true;
-    while (lexer.at < sql.length()) {
-      char c = sql.charAt(lexer.at);
+    while (at < sql.length()) {
+      char c = sql.charAt(at);
       if (Character.isWhitespace(c)) {
-        lexer.at++;
-      } else if (lexer.startsComment()) {
-        if (lexer.skipComment() != null) {
+        at++;
+      } else if (startsComment()) {
+        if (!reading.postgres() && sql.startsWith("/*!", at)) {
+          return true; // executed by MariaDB
+        }
+        if (skipComment() != null) {
           return true;
         }
       } else if (c == ';') {
         statementStart = true;
-        lexer.at++;
+        at++;
       } else if (statementStart && Character.isLetter(c)) {
-        int start = lexer.at;
-        while (lexer.at < sql.length() && Character.isLetter(sql.charAt(lexer.at))) {
-          lexer.at++;
+        int start = at;
+        while (at < sql.length() && Character.isLetter(sql.charAt(at))) {
+          at++;
         }
-        String word = sql.substring(start, lexer.at).toUpperCase(Locale.ROOT);
+        String word = sql.substring(start, at).toUpperCase(Locale.ROOT);
         if (TRANSACTION_CONTROL.contains(word)) {
           return true;
         }
         statementStart = false;
       } else {
         statementStart = false;
-        if (lexer.skipToken() != null) {
+        if (skipToken() != null) {
           return true;
         }
       }
@@ -108,7 +248,7 @@ public final class SqlLexer {
     return false;
   }
 
-  private String fragmentProblem() {
+  private String fragmentProblem(boolean refuseEscapes) {
     int depth = 0;
     while (at < sql.length()) {
       char c = sql.charAt(at);
@@ -134,6 +274,14 @@ public final class SqlLexer {
           if (problem != null) {
             return problem;
           }
+          if (refuseEscapes && backslashInLiteral) {
+            return reading.postgres()
+                ? "a backslash in a '...' literal, which PostgreSQL reads as an escape when"
+                    + " standard_conforming_strings is off (bind the value as a parameter, or"
+                    + " write E'...')"
+                : "a backslash in a literal, which MariaDB reads as an escape unless sql_mode has"
+                    + " NO_BACKSLASH_ESCAPES (bind the value as a parameter)";
+          }
         }
       }
     }
@@ -141,14 +289,25 @@ public final class SqlLexer {
   }
 
   private boolean startsComment() {
-    return sql.startsWith("--", at) || sql.startsWith("/*", at);
+    if (sql.startsWith("--", at) || sql.startsWith("/*", at)) {
+      return true;
+    }
+    return !reading.postgres() && sql.charAt(at) == '#';
   }
 
   /** Skips a comment; returns a problem if it is not terminated. */
   private String skipComment() {
-    if (sql.startsWith("--", at)) {
+    if (sql.startsWith("--", at) || sql.charAt(at) == '#') {
       int end = sql.indexOf('\n', at);
       at = end < 0 ? sql.length() : end + 1;
+      return null;
+    }
+    if (!reading.postgres()) {
+      int end = sql.indexOf("*/", at + 2);
+      if (end < 0) {
+        return "an unterminated comment";
+      }
+      at = end + 2;
       return null;
     }
     int depth = 0;
@@ -170,18 +329,26 @@ public final class SqlLexer {
 
   /** Skips one literal, quoted identifier, dollar quote, word or other character. */
   private String skipToken() {
+    backslashInLiteral = false;
     char c = sql.charAt(at);
     if (c == '\'') {
-      boolean escapes = at > 0 && (sql.charAt(at - 1) == 'E' || sql.charAt(at - 1) == 'e');
-      if (escapes && at > 1 && isIdentifierPart(sql.charAt(at - 2))) {
-        escapes = false;
+      boolean extended = at > 0 && (sql.charAt(at - 1) == 'E' || sql.charAt(at - 1) == 'e');
+      if (extended && at > 1 && isIdentifierPart(sql.charAt(at - 2))) {
+        extended = false;
       }
-      return skipQuoted('\'', escapes, "a string literal");
+      boolean escapes = extended || reading != Reading.POSTGRES_STANDARD;
+      boolean ambiguous = !(reading.postgres() && extended);
+      return skipQuoted('\'', escapes, ambiguous, "a string literal");
     }
     if (c == '"') {
-      return skipQuoted('"', false, "a quoted identifier");
+      return reading.postgres()
+          ? skipQuoted('"', false, false, "a quoted identifier")
+          : skipQuoted('"', true, true, "a double-quoted literal");
     }
-    if (c == '$' && (at == 0 || !isIdentifierPart(sql.charAt(at - 1)))) {
+    if (c == '`' && !reading.postgres()) {
+      return skipQuoted('`', false, false, "a quoted identifier");
+    }
+    if (reading.postgres() && c == '$' && (at == 0 || !isIdentifierPart(sql.charAt(at - 1)))) {
       int tagEnd = at + 1;
       while (tagEnd < sql.length() && isTagPart(sql.charAt(tagEnd), tagEnd == at + 1)) {
         tagEnd++;
@@ -206,12 +373,17 @@ public final class SqlLexer {
     return null;
   }
 
-  private String skipQuoted(char quote, boolean backslashEscapes, String what) {
+  /**
+   * Skips a quoted token. {@code escapes}: a backslash escapes the next character in this reading;
+   * {@code ambiguous}: another reading of the same text may take a backslash here differently.
+   */
+  private String skipQuoted(char quote, boolean escapes, boolean ambiguous, String what) {
     at++;
     while (at < sql.length()) {
       char c = sql.charAt(at);
-      if (backslashEscapes && c == '\\') {
-        at += 2;
+      if (c == '\\') {
+        backslashInLiteral |= ambiguous;
+        at += escapes ? 2 : 1;
       } else if (c == quote) {
         if (at + 1 < sql.length() && sql.charAt(at + 1) == quote) {
           at += 2;

@@ -393,11 +393,17 @@ class PlainDmlGuardTest {
   }
 
   @Test
-  void aBackslashInAStandardStringStaysAnOrdinaryCharacter() throws SQLException {
-    String guarded = guarded("UPDATE items SET v = 'a\\' WHERE id = ?", CURRENT);
-
-    assertThat(execute(guarded, 1L)).isEqualTo(1);
-    assertThat(query("SELECT v FROM " + schema + ".items WHERE id = 1")).isEqualTo("a\\");
+  void aBackslashInAStandardStringIsRefusedSinceAnotherSettingReadsItAsAnEscape() {
+    // with standard_conforming_strings off (a SET away), 'a\' WHERE id = ?' is one literal
+    assertThat(guard.rewrite("UPDATE items SET v = 'a\\' WHERE id = ?", CURRENT))
+        .isInstanceOfSatisfying(
+            Refused.class,
+            refused -> assertThat(refused.message()).contains("standard_conforming_strings"));
+    assertThat(guard.rewrite("UPDATE items SET v = E'a\\\\' WHERE id = ?", CURRENT))
+        .as(
+            "jOOQ renders E'a\\\\' as 'a\\', a literal that would end later when strings are not standard")
+        .isInstanceOfSatisfying(
+            Refused.class, refused -> assertThat(refused.message()).contains("jOOQ would render"));
   }
 
   @Test
@@ -494,7 +500,6 @@ class PlainDmlGuardTest {
         "SELECT v->>'a' FROM items WHERE v::jsonb ? 'a'",
         "UPDATE plain SET v = ? WHERE id = ?",
         "INSERT INTO plain (id, v) SELECT id, v FROM items",
-        "UPDATE hidden SET v = 'shadowed' WHERE id = 1",
         "UPDATE Mixed SET v = 'x'",
         "CREATE TEMPORARY TABLE tmp (id int)",
         "SET search_path = public",
@@ -505,8 +510,12 @@ class PlainDmlGuardTest {
   }
 
   @Test
-  void namesResolveThroughTheSearchPathAndQuoting() {
-    assertThat(guard.rewrite("UPDATE hidden SET v = 'x'", CURRENT)).isInstanceOf(PassThrough.class);
+  void namesResolveConservativelyAndThroughQuoting() {
+    // an unqualified name means the fenced table on some session's search_path: guarded (the
+    // guarded form fails at the database where the name means the table without fence_token)
+    assertThat(guard.rewrite("UPDATE hidden SET v = 'x'", CURRENT)).isInstanceOf(Guarded.class);
+    assertThat(guard.rewrite("UPDATE " + shadow + ".hidden SET v = 'x'", CURRENT))
+        .isInstanceOf(PassThrough.class);
     assertThat(guard.rewrite("UPDATE " + schema + ".hidden SET v = 'x'", CURRENT))
         .isInstanceOf(Guarded.class);
     assertThat(guard.rewrite("UPDATE \"Mixed\" SET v = 'x'", CURRENT)).isInstanceOf(Guarded.class);
@@ -604,8 +613,13 @@ class PlainDmlGuardTest {
 
     assertThat(screenOnly.rewrite("UPDATE items SET v = ? WHERE id = ?", CURRENT))
         .isInstanceOf(Refused.class);
-    assertThat(screenOnly.rewrite("insert into \"ITEMS\" values (1)", CURRENT))
+    assertThat(screenOnly.rewrite("insert into \"items\" values (1)", CURRENT))
         .isInstanceOf(Refused.class);
+    assertThat(screenOnly.rewrite("insert into ITEMS values (1)", CURRENT))
+        .isInstanceOf(Refused.class);
+    assertThat(screenOnly.rewrite("insert into \"ITEMS\" values (1)", CURRENT))
+        .as("a quoted name is compared exactly, as PostgreSQL does")
+        .isInstanceOf(PassThrough.class);
     assertThat(screenOnly.rewrite("SELECT * FROM items", CURRENT)).isInstanceOf(PassThrough.class);
     assertThat(screenOnly.rewrite("UPDATE plain SET v = 'x'", CURRENT))
         .isInstanceOf(PassThrough.class);

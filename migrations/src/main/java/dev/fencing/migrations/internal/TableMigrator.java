@@ -83,6 +83,16 @@ public final class TableMigrator {
           resolved.put(name, mode);
         }
       }
+      // PostgreSQL fires a parent's row trigger only for the parent's own rows: a write through
+      // the parent to a row of a table that inherits from it fires that table's triggers. So every
+      // inheritor is enforced like the parent (partitions get clones of the row trigger anyway).
+      for (Map.Entry<String, EnforcementMode> e : List.copyOf(resolved.entrySet())) {
+        if (e.getValue() != null) {
+          for (String heir : inheritors(c, e.getKey())) {
+            resolved.put(heir, e.getValue());
+          }
+        }
+      }
       for (String table : resolved.keySet()) {
         addColumn(c, table);
       }
@@ -134,6 +144,32 @@ public final class TableMigrator {
         return name;
       }
     }
+  }
+
+  /**
+   * The tables that inherit from {@code table}, directly or not, that are not partitions, as
+   * schema.table.
+   */
+  private static List<String> inheritors(Connection c, String table) throws SQLException {
+    List<String> heirs = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "WITH RECURSIVE heirs (oid) AS (SELECT i.inhrelid FROM pg_catalog.pg_inherits i"
+                + " WHERE i.inhparent = pg_catalog.to_regclass(?)"
+                + " UNION SELECT i.inhrelid FROM pg_catalog.pg_inherits i"
+                + " JOIN heirs h ON i.inhparent = h.oid)"
+                + " SELECT n.nspname || '.' || k.relname FROM heirs h"
+                + " JOIN pg_catalog.pg_class k ON k.oid = h.oid"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid = k.relnamespace"
+                + " WHERE NOT k.relispartition ORDER BY 1")) {
+      ps.setString(1, FenceSchema.quote(table));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          heirs.add(rs.getString(1));
+        }
+      }
+    }
+    return heirs;
   }
 
   private void addColumn(Connection c, String table) throws SQLException {
