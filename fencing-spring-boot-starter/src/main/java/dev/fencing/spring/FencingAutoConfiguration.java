@@ -14,6 +14,8 @@ import dev.fencing.spring.internal.LeaseTiming;
 import dev.fencing.spring.internal.Observers;
 import dev.fencing.spring.internal.ScopeLeases;
 import dev.fencing.spring.internal.StaleLeaseJdbcTemplatePostProcessor;
+import dev.fencing.spring.internal.StaleLeaseTransactionPostProcessor;
+import dev.fencing.spring.internal.StaleLeaseTranslation;
 import java.sql.SQLException;
 import javax.sql.DataSource;
 import org.redisson.api.RedissonClient;
@@ -89,6 +91,15 @@ public class FencingAutoConfiguration {
    * connection.
    */
   public static final int FENCED_ADVICE_ORDER = Ordered.HIGHEST_PRECEDENCE + 100;
+
+  /**
+   * The order of the advice that translates, at the boundary of {@code @Transactional} methods,
+   * every failure carrying "no longer the holder" into {@link StaleLeaseWriteException}: just
+   * before the transaction advice (order {@link Ordered#LOWEST_PRECEDENCE} unless
+   * {@code @EnableTransactionManagement(order = ...)} says otherwise), so it sees the failures of
+   * the transaction's begin and commit too.
+   */
+  public static final int STALE_LEASE_TRANSLATION_ORDER = Ordered.LOWEST_PRECEDENCE - 1;
 
   /** Creates the auto-configuration. */
   public FencingAutoConfiguration() {}
@@ -207,6 +218,36 @@ public class FencingAutoConfiguration {
   @Bean
   static StaleLeaseJdbcTemplatePostProcessor staleLeaseJdbcTemplatePostProcessor() {
     return new StaleLeaseJdbcTemplatePostProcessor();
+  }
+
+  /**
+   * Translates "no longer the holder" at the boundary of {@code @Transactional} methods, outside
+   * the transaction advice: the failures of the transaction's begin ({@code
+   * CannotCreateTransactionException}), of its commit ({@code TransactionSystemException}, JPA's
+   * flush at commit), of JPA and Spring Data calls and the unchecked {@code LeaseLostException}
+   * leave the method as {@link StaleLeaseWriteException}.
+   *
+   * @return the advisor
+   */
+  @Bean
+  @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+  static Advisor staleLeaseTransactionBoundaryAdvisor() {
+    DefaultPointcutAdvisor advisor =
+        new DefaultPointcutAdvisor(
+            StaleLeaseTranslation.transactionalMethods(), new StaleLeaseTranslation());
+    advisor.setOrder(STALE_LEASE_TRANSLATION_ORDER);
+    return advisor;
+  }
+
+  /**
+   * Translates "no longer the holder" in programmatic transactions: {@code TransactionTemplate}
+   * beans and the commit of Boot's JDBC transaction manager.
+   *
+   * @return the post-processor
+   */
+  @Bean
+  static StaleLeaseTransactionPostProcessor staleLeaseTransactionPostProcessor() {
+    return new StaleLeaseTransactionPostProcessor();
   }
 
   /**

@@ -58,7 +58,7 @@ import org.springframework.dao.NonTransientDataAccessException;
  *       ShedLock provider. Without fencing ({@code fencing.enabled=false}, a plain Redis lock with
  *       the same lease time), A charges again.
  *   <li>A stalls in the job, before its write: the lease is known lost in A's JVM, which refuses
- *       the write ({@code LeaseLostException}).
+ *       the write: {@link StaleLeaseWriteException} again, refused by the JVM.
  *   <li>A's own lease manager keeps believing it holds the lease: the database rejects the write.
  * </ul>
  */
@@ -317,7 +317,11 @@ class TwoContextBillingTest {
 
     assertThat(failureOfA)
         .as("A's write after its lease expired: refused in the JVM, before reaching the database")
-        .isInstanceOf(LeaseLostException.class);
+        .isInstanceOf(StaleLeaseWriteException.class);
+    StaleLeaseWriteException refused = (StaleLeaseWriteException) failureOfA;
+    assertThat(refused.refusedBy()).isEqualTo(StaleLeaseWriteException.RefusedBy.JVM);
+    assertThat(refused.leaseLost()).isPresent();
+    assertThat(refused.leaseLost().orElseThrow()).isInstanceOf(LeaseLostException.class);
     System.out.println("[two-context, fenced] A failed with: " + failureOfA);
     Map<Long, Integer> chargesByToken = chargesByToken();
     System.out.println(

@@ -83,6 +83,8 @@ public final class FencedMethodInterceptor implements MethodInterceptor {
       return Fencing.call(lease, () -> proceed(invocation));
     } catch (ProceedFailure failure) {
       throw failure.getCause();
+    } catch (Exception e) {
+      throw StaleLeaseTranslation.translated(e);
     }
   }
 
