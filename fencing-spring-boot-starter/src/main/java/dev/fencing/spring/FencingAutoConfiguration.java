@@ -12,6 +12,8 @@ import dev.fencing.spring.internal.FencedDataSourcePostProcessor;
 import dev.fencing.spring.internal.FencedMethodInterceptor;
 import dev.fencing.spring.internal.LeaseTiming;
 import dev.fencing.spring.internal.Observers;
+import dev.fencing.spring.internal.RefusalCounting;
+import dev.fencing.spring.internal.RefusalObserver;
 import dev.fencing.spring.internal.ScopeLeases;
 import dev.fencing.spring.internal.StaleLeaseJdbcTemplatePostProcessor;
 import dev.fencing.spring.internal.StaleLeaseTransactionPostProcessor;
@@ -179,6 +181,7 @@ public class FencingAutoConfiguration {
    * @param dataSource the data source
    * @param fenceObservers told of registrations when the lease manager is the application's own
    * @param timing times acquisitions, when the metrics auto-configuration applies
+   * @param translator translates what leaves the method carrying "no longer the holder"
    * @param environment resolves placeholders in the annotation's attributes
    * @return the advisor
    */
@@ -189,6 +192,7 @@ public class FencingAutoConfiguration {
       ObjectProvider<DataSource> dataSource,
       ObjectProvider<FenceObserver> fenceObservers,
       ObjectProvider<LeaseTiming> timing,
+      ObjectProvider<StaleLeaseExceptionTranslator> translator,
       Environment environment) {
     FencedMethodInterceptor interceptor =
         new FencedMethodInterceptor(
@@ -200,6 +204,7 @@ public class FencingAutoConfiguration {
                     timing.getIfAvailable()),
             () -> fenced(dataSource.getObject()),
             environment,
+            translator::getObject,
             FENCED_ADVICE_ORDER);
     DefaultPointcutAdvisor advisor =
         new DefaultPointcutAdvisor(
@@ -213,11 +218,13 @@ public class FencingAutoConfiguration {
    * (Boot 3.5's {@code JdbcTemplate} auto-configuration does not take an {@code
    * SQLExceptionTranslator} bean, so the template itself is post-processed.)
    *
+   * @param translator the translator, resolved at the first translation
    * @return the post-processor
    */
   @Bean
-  static StaleLeaseJdbcTemplatePostProcessor staleLeaseJdbcTemplatePostProcessor() {
-    return new StaleLeaseJdbcTemplatePostProcessor();
+  static StaleLeaseJdbcTemplatePostProcessor staleLeaseJdbcTemplatePostProcessor(
+      ObjectProvider<StaleLeaseExceptionTranslator> translator) {
+    return new StaleLeaseJdbcTemplatePostProcessor(translator::getObject);
   }
 
   /**
@@ -227,14 +234,17 @@ public class FencingAutoConfiguration {
    * flush at commit), of JPA and Spring Data calls and the unchecked {@code LeaseLostException}
    * leave the method as {@link StaleLeaseWriteException}.
    *
+   * @param translator the translator, resolved at the first translation
    * @return the advisor
    */
   @Bean
   @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-  static Advisor staleLeaseTransactionBoundaryAdvisor() {
+  static Advisor staleLeaseTransactionBoundaryAdvisor(
+      ObjectProvider<StaleLeaseExceptionTranslator> translator) {
     DefaultPointcutAdvisor advisor =
         new DefaultPointcutAdvisor(
-            StaleLeaseTranslation.transactionalMethods(), new StaleLeaseTranslation());
+            StaleLeaseTranslation.transactionalMethods(),
+            new StaleLeaseTranslation(translator::getObject));
     advisor.setOrder(STALE_LEASE_TRANSLATION_ORDER);
     return advisor;
   }
@@ -243,22 +253,28 @@ public class FencingAutoConfiguration {
    * Translates "no longer the holder" in programmatic transactions: {@code TransactionTemplate}
    * beans and the commit of Boot's JDBC transaction manager.
    *
+   * @param translator the translator, resolved at the first translation
    * @return the post-processor
    */
   @Bean
-  static StaleLeaseTransactionPostProcessor staleLeaseTransactionPostProcessor() {
-    return new StaleLeaseTransactionPostProcessor();
+  static StaleLeaseTransactionPostProcessor staleLeaseTransactionPostProcessor(
+      ObjectProvider<StaleLeaseExceptionTranslator> translator) {
+    return new StaleLeaseTransactionPostProcessor(translator::getObject);
   }
 
   /**
-   * Translates stale writes in {@code @Repository} beans, before the JPA provider's translator.
+   * Translates stale writes in {@code @Repository} beans, before the JPA provider's translator, and
+   * wherever else the starter translates; tells the {@code RefusalObserver} beans (the meters) once
+   * of each write the JVM refused.
    *
+   * @param refusalObservers told of the JVM's refusals
    * @return the translator
    */
   @Bean
   @Order(Ordered.HIGHEST_PRECEDENCE)
-  public StaleLeaseExceptionTranslator staleLeaseExceptionTranslator() {
-    return new StaleLeaseExceptionTranslator();
+  public StaleLeaseExceptionTranslator staleLeaseExceptionTranslator(
+      ObjectProvider<RefusalObserver> refusalObservers) {
+    return new StaleLeaseExceptionTranslator(new RefusalCounting(refusalObservers));
   }
 
   /** The fence migrations, after the application's Flyway migrations. */

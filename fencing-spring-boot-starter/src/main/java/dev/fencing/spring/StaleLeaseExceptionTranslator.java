@@ -2,6 +2,7 @@ package dev.fencing.spring;
 
 import java.sql.SQLException;
 import java.util.Objects;
+import java.util.function.Consumer;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.support.PersistenceExceptionTranslator;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
@@ -19,8 +20,23 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
 public final class StaleLeaseExceptionTranslator
     implements SQLExceptionTranslator, PersistenceExceptionTranslator {
 
+  private final Consumer<? super StaleLeaseWriteException> onTranslated;
+
   /** Creates the translator. */
-  public StaleLeaseExceptionTranslator() {}
+  public StaleLeaseExceptionTranslator() {
+    this(translated -> {});
+  }
+
+  /**
+   * Creates a translator that reports each exception it translates.
+   *
+   * @param onTranslated told of every {@link StaleLeaseWriteException} this translator creates (not
+   *     of one it is given already translated); the starter counts the JVM's refusals with it
+   * @throws NullPointerException if {@code onTranslated} is null
+   */
+  public StaleLeaseExceptionTranslator(Consumer<? super StaleLeaseWriteException> onTranslated) {
+    this.onTranslated = Objects.requireNonNull(onTranslated, "onTranslated");
+  }
 
   /**
    * Returns a translator that translates stale writes, and everything else with {@code fallback}.
@@ -30,8 +46,20 @@ public final class StaleLeaseExceptionTranslator
    * @throws NullPointerException if {@code fallback} is null
    */
   public static SQLExceptionTranslator before(SQLExceptionTranslator fallback) {
+    return new StaleLeaseExceptionTranslator().withFallback(fallback);
+  }
+
+  /**
+   * Returns a translator that translates stale writes with this translator, and everything else
+   * with {@code fallback}.
+   *
+   * @param fallback the translator for every other exception
+   * @return the combined translator
+   * @throws NullPointerException if {@code fallback} is null
+   */
+  public SQLExceptionTranslator withFallback(SQLExceptionTranslator fallback) {
     Objects.requireNonNull(fallback, "fallback");
-    StaleLeaseExceptionTranslator stale = new StaleLeaseExceptionTranslator();
+    StaleLeaseExceptionTranslator stale = this;
     return new SQLExceptionTranslator() {
       @Override
       public DataAccessException translate(String task, String sql, SQLException ex) {
@@ -48,12 +76,30 @@ public final class StaleLeaseExceptionTranslator
 
   @Override
   public DataAccessException translate(String task, String sql, SQLException ex) {
-    return translate(task, sql, (Throwable) ex);
+    return translateAny(task, sql, ex);
   }
 
   @Override
   public DataAccessException translateExceptionIfPossible(RuntimeException ex) {
-    return translate(null, null, ex);
+    return translateAny(null, null, ex);
+  }
+
+  /**
+   * Returns {@code failure} as a {@link StaleLeaseWriteException} if its cause chain holds a
+   * refusal, else null, as {@link #translate(String, String, Throwable)} does, reporting a new
+   * translation to this translator's listener.
+   *
+   * @param task what was being done, or null
+   * @param sql the SQL, or null
+   * @param failure the failure
+   * @return the translation, or null
+   */
+  public StaleLeaseWriteException translateAny(String task, String sql, Throwable failure) {
+    StaleLeaseWriteException translated = translate(task, sql, failure);
+    if (translated != null && translated != failure) {
+      onTranslated.accept(translated);
+    }
+    return translated;
   }
 
   /**

@@ -10,12 +10,15 @@ import dev.fencing.core.LossReason;
 import dev.fencing.core.RedisLeaseManager;
 import dev.fencing.jdbc.FencedLeaseManager;
 import dev.fencing.jdbc.Fencing;
+import dev.fencing.micrometer.FencingMetrics;
 import dev.fencing.spring.billing.PlainRedisLockProvider;
 import dev.fencing.spring.orm.Charges;
 import dev.fencing.spring.orm.ControlledLeaseManager;
 import dev.fencing.spring.orm.LossHook;
 import dev.fencing.spring.orm.OrmApp;
 import dev.fencing.spring.orm.OrmBillingJob;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -30,6 +33,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -192,6 +196,8 @@ class StaleLeaseAtEveryBoundaryTest {
       Charges.Style style, Boundary boundary, Refusal refusal) throws SQLException {
     leases.believeHeld(refusal == Refusal.DATABASE);
     loss.script(boundary.point);
+    double jvmBefore = rejected("jvm");
+    double databaseBefore = rejected("database");
     OrmBillingJob.Run run;
     try {
       run = context.getBean(OrmBillingJob.class).bill(style, CUSTOMERS);
@@ -217,6 +223,12 @@ class StaleLeaseAtEveryBoundaryTest {
             refusal == Refusal.JVM
                 ? StaleLeaseWriteException.RefusedBy.JVM
                 : StaleLeaseWriteException.RefusedBy.DATABASE);
+    assertThat(rejected("jvm") - jvmBefore)
+        .as("fencing.writes.rejected{where=jvm}")
+        .isEqualTo(refusal == Refusal.JVM ? 1 : 0);
+    assertThat(rejected("database") - databaseBefore)
+        .as("fencing.writes.rejected{where=database}")
+        .isEqualTo(refusal == Refusal.DATABASE ? 1 : 0);
     if (refusal == Refusal.DATABASE) {
       assertThat(stale.currentToken()).hasValue(loss.successorToken());
       assertThat(stale.staleToken()).isPresent();
@@ -239,6 +251,37 @@ class StaleLeaseAtEveryBoundaryTest {
           .as("the stale instance's writes after the loss landed")
           .isEqualTo(CUSTOMERS.size());
     }
+  }
+
+  @Test
+  void theMetersExistAtZeroFromTheStart() {
+    try (ConfigurableApplicationContext fresh = start(true)) {
+      MeterRegistry registry = fresh.getBean(MeterRegistry.class);
+      for (String where : List.of("jvm", "database")) {
+        assertThat(registry.find(FencingMetrics.REJECTED).tag("where", where).counter())
+            .as("fencing.writes.rejected{where=%s}", where)
+            .isNotNull()
+            .satisfies(c -> assertThat(c.count()).isZero());
+      }
+      for (LossReason reason : LossReason.values()) {
+        String tag = reason.name().toLowerCase(java.util.Locale.ROOT);
+        assertThat(registry.find(FencingMetrics.LOST).tag("reason", tag).counter())
+            .as("fencing.lease.lost{reason=%s}", tag)
+            .isNotNull();
+      }
+      assertThat(registry.find(FencingMetrics.ACTIVE).gauge()).isNotNull();
+    }
+  }
+
+  private double rejected(String where) {
+    return context
+        .getBean(MeterRegistry.class)
+        .find(FencingMetrics.REJECTED)
+        .tag("where", where)
+        .counters()
+        .stream()
+        .mapToDouble(Counter::count)
+        .sum();
   }
 
   private int rowsOf(Charges.Style style) throws SQLException {

@@ -158,6 +158,7 @@ class TwoContextBillingTest {
     assertThat(a.lost()).as("A: leases lost").isEqualTo(1);
     assertThat(a.lost("expired")).as("A: leases lost, expired").isEqualTo(1);
     assertThat(a.rejected()).as("A: writes rejected").isEqualTo(1);
+    assertThat(a.rejected("database")).as("A: writes rejected by the database").isEqualTo(1);
     assertThat(a.registered()).as("A: registrations").isEqualTo(1);
     assertThat(a.acquired()).as("A: acquisitions").isEqualTo(1);
     assertThat(a.active()).as("A: leases held now").isZero();
@@ -259,8 +260,10 @@ class TwoContextBillingTest {
           reason.length == 0 ? new String[0] : new String[] {"reason", reason[0]});
     }
 
-    double rejected() {
-      return sum(FencingMetrics.REJECTED);
+    double rejected(String... where) {
+      return sum(
+          FencingMetrics.REJECTED,
+          where.length == 0 ? new String[0] : new String[] {"where", where[0]});
     }
 
     double registered() {
@@ -335,9 +338,10 @@ class TwoContextBillingTest {
     Meters metersOfA = new Meters(a);
     System.out.println("[two-context, fenced] meters of A: " + metersOfA);
     assertThat(metersOfA.lost("expired")).isEqualTo(1);
-    assertThat(metersOfA.rejected())
+    assertThat(metersOfA.rejected("database"))
         .as("refused in the JVM: nothing reached the database to reject")
         .isZero();
+    assertThat(metersOfA.rejected("jvm")).as("refused in the JVM, counted once").isEqualTo(1);
   }
 
   @Test

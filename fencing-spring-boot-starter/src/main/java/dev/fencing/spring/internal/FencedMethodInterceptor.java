@@ -7,6 +7,7 @@ import dev.fencing.core.LeaseUnavailableException;
 import dev.fencing.jdbc.FencedDataSource;
 import dev.fencing.jdbc.Fencing;
 import dev.fencing.spring.Fenced;
+import dev.fencing.spring.StaleLeaseExceptionTranslator;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Map;
@@ -32,6 +33,7 @@ public final class FencedMethodInterceptor implements MethodInterceptor {
   private final Supplier<LeaseManager> leaseManager;
   private final Supplier<FencedDataSource> dataSource;
   private final Environment environment;
+  private final Supplier<StaleLeaseExceptionTranslator> translator;
   private final int order;
   private final Map<Method, Settings> settingsByMethod = new ConcurrentHashMap<>();
   private volatile LeaseManager scopeLeases;
@@ -43,16 +45,19 @@ public final class FencedMethodInterceptor implements MethodInterceptor {
    *     {@code dataSource}; looked up at the first call
    * @param dataSource the fenced data source, looked up at each call
    * @param environment resolves placeholders in the annotation's attributes
+   * @param translator translates what leaves the method carrying "no longer the holder"
    * @param order the order of this advice, for the fail-fast message
    */
   public FencedMethodInterceptor(
       Supplier<LeaseManager> leaseManager,
       Supplier<FencedDataSource> dataSource,
       Environment environment,
+      Supplier<StaleLeaseExceptionTranslator> translator,
       int order) {
     this.leaseManager = leaseManager;
     this.dataSource = dataSource;
     this.environment = environment;
+    this.translator = translator;
     this.order = order;
   }
 
@@ -84,7 +89,7 @@ public final class FencedMethodInterceptor implements MethodInterceptor {
     } catch (ProceedFailure failure) {
       throw failure.getCause();
     } catch (Exception e) {
-      throw StaleLeaseTranslation.translated(e);
+      throw StaleLeaseTranslation.translated(translator.get(), e);
     }
   }
 

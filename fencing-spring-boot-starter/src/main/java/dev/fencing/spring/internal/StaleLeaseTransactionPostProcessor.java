@@ -2,8 +2,11 @@ package dev.fencing.spring.internal;
 
 import dev.fencing.spring.StaleLeaseExceptionTranslator;
 import dev.fencing.spring.StaleLeaseWriteException;
+import java.util.function.Supplier;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.support.JdbcTransactionManager;
+import org.springframework.jdbc.support.SQLExceptionTranslator;
 import org.springframework.transaction.TransactionException;
 import org.springframework.transaction.support.TransactionCallback;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -16,18 +19,30 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 public final class StaleLeaseTransactionPostProcessor implements BeanPostProcessor {
 
-  /** Creates the post-processor. */
-  public StaleLeaseTransactionPostProcessor() {}
+  private final Supplier<StaleLeaseExceptionTranslator> translator;
+
+  /**
+   * Creates the post-processor.
+   *
+   * @param translator the starter's translator, looked up at each translation
+   */
+  public StaleLeaseTransactionPostProcessor(Supplier<StaleLeaseExceptionTranslator> translator) {
+    this.translator = translator;
+  }
 
   @Override
   public Object postProcessAfterInitialization(Object bean, String beanName) {
     if (bean instanceof JdbcTransactionManager manager) {
+      SQLExceptionTranslator fallback = manager.getExceptionTranslator();
       manager.setExceptionTranslator(
-          StaleLeaseExceptionTranslator.before(manager.getExceptionTranslator()));
+          (task, sql, ex) -> {
+            DataAccessException stale = translator.get().translateAny(task, sql, ex);
+            return stale != null ? stale : fallback.translate(task, sql, ex);
+          });
     }
     if (bean.getClass() == TransactionTemplate.class) {
       TransactionTemplate template = (TransactionTemplate) bean;
-      return new StaleLeaseTransactionTemplate(template);
+      return new StaleLeaseTransactionTemplate(template, translator);
     }
     return bean;
   }
@@ -36,8 +51,12 @@ public final class StaleLeaseTransactionPostProcessor implements BeanPostProcess
   static final class StaleLeaseTransactionTemplate extends TransactionTemplate {
     private static final long serialVersionUID = 1L;
 
-    StaleLeaseTransactionTemplate(TransactionTemplate template) {
+    private final transient Supplier<StaleLeaseExceptionTranslator> translator;
+
+    StaleLeaseTransactionTemplate(
+        TransactionTemplate template, Supplier<StaleLeaseExceptionTranslator> translator) {
       super(template.getTransactionManager(), template);
+      this.translator = translator;
     }
 
     @Override
@@ -45,7 +64,7 @@ public final class StaleLeaseTransactionPostProcessor implements BeanPostProcess
       try {
         return super.execute(action);
       } catch (RuntimeException e) {
-        StaleLeaseWriteException stale = StaleLeaseExceptionTranslator.translate(null, null, e);
+        StaleLeaseWriteException stale = translator.get().translateAny(null, null, e);
         throw stale == null ? e : stale;
       }
     }

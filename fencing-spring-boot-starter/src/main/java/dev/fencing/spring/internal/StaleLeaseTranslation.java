@@ -3,6 +3,7 @@ package dev.fencing.spring.internal;
 import dev.fencing.spring.StaleLeaseExceptionTranslator;
 import dev.fencing.spring.StaleLeaseWriteException;
 import java.lang.reflect.Method;
+import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
@@ -18,15 +19,23 @@ import org.springframework.transaction.interceptor.TransactionAttributeSource;
  */
 public final class StaleLeaseTranslation implements MethodInterceptor {
 
-  /** Creates the advice. */
-  public StaleLeaseTranslation() {}
+  private final Supplier<StaleLeaseExceptionTranslator> translator;
+
+  /**
+   * Creates the advice.
+   *
+   * @param translator the starter's translator, looked up at each translation
+   */
+  public StaleLeaseTranslation(Supplier<StaleLeaseExceptionTranslator> translator) {
+    this.translator = translator;
+  }
 
   @Override
   public Object invoke(MethodInvocation invocation) throws Throwable {
     try {
       return invocation.proceed();
     } catch (Exception e) {
-      throw translated(e);
+      throw translated(translator.get(), e);
     }
   }
 
@@ -34,11 +43,12 @@ public final class StaleLeaseTranslation implements MethodInterceptor {
    * Returns {@code failure} as a {@link StaleLeaseWriteException} if it carries a refusal, else
    * {@code failure} itself.
    *
+   * @param translator the translator
    * @param failure the failure
    * @return what to throw
    */
-  public static Exception translated(Exception failure) {
-    StaleLeaseWriteException stale = StaleLeaseExceptionTranslator.translate(null, null, failure);
+  public static Exception translated(StaleLeaseExceptionTranslator translator, Exception failure) {
+    StaleLeaseWriteException stale = translator.translateAny(null, null, failure);
     return stale == null ? failure : stale;
   }
 
