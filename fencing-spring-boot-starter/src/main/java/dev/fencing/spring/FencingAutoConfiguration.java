@@ -67,7 +67,8 @@ import org.springframework.core.type.AnnotationMetadata;
  * {@code MeterRegistry}), {@link FencingShedLockAutoConfiguration} a ShedLock {@code LockProvider}
  * (with {@code fencing-shedlock}).
  *
- * <p>Switched off with {@code fencing.enabled=false}.
+ * <p>Switched off with {@code fencing.enabled=false}; with {@code fencing.lock-only=true} the
+ * leases are taken as usual but neither the data source is wrapped nor leases registered.
  */
 @AutoConfiguration(
     after = DataSourceAutoConfiguration.class,
@@ -137,6 +138,11 @@ public class FencingAutoConfiguration {
    * @return the post-processor
    */
   @Bean
+  @ConditionalOnProperty(
+      prefix = "fencing",
+      name = "lock-only",
+      havingValue = "false",
+      matchIfMissing = true)
   static FencedDataSourcePostProcessor fencedDataSourcePostProcessor(
       Environment environment, ObjectProvider<FenceObserver> fenceObservers) {
     return new FencedDataSourcePostProcessor(
@@ -161,6 +167,11 @@ public class FencingAutoConfiguration {
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean(LeaseManager.class)
   @ConditionalOnBean(RedissonClient.class)
+  @ConditionalOnProperty(
+      prefix = "fencing",
+      name = "lock-only",
+      havingValue = "false",
+      matchIfMissing = true)
   public FencedLeaseManager fencedLeaseManager(
       RedissonClient redisson,
       DataSource dataSource,
@@ -172,6 +183,32 @@ public class FencingAutoConfiguration {
             redisson, properties.toLeaseOptions(), Observers.lease(leaseObservers)),
         fenced(dataSource).fence(),
         Observers.fence(fenceObservers));
+  }
+
+  /**
+   * The lease manager of {@code fencing.lock-only=true}: leases on the application's Redisson
+   * client, not registered in any fence.
+   *
+   * @param redisson the application's client
+   * @param properties the properties
+   * @param leaseObservers told of acquisitions, losses and releases
+   * @return the manager; closing it does not close the client
+   */
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean(LeaseManager.class)
+  @ConditionalOnBean(RedissonClient.class)
+  @ConditionalOnProperty(prefix = "fencing", name = "lock-only", havingValue = "true")
+  public RedisLeaseManager lockOnlyLeaseManager(
+      RedissonClient redisson,
+      FencingProperties properties,
+      ObjectProvider<LeaseObserver> leaseObservers) {
+    return RedisLeaseManager.create(
+        redisson, properties.toLeaseOptions(), Observers.lease(leaseObservers));
+  }
+
+  /** Whether {@code fencing.lock-only} is set. */
+  static boolean lockOnly(Environment environment) {
+    return Binder.get(environment).bind("fencing.lock-only", Boolean.class).orElse(false);
   }
 
   /**
@@ -197,12 +234,14 @@ public class FencingAutoConfiguration {
     FencedMethodInterceptor interceptor =
         new FencedMethodInterceptor(
             () ->
-                ScopeLeases.of(
-                    leaseManager.getObject(),
-                    fenced(dataSource.getObject()),
-                    Observers.fence(fenceObservers),
-                    timing.getIfAvailable()),
-            () -> fenced(dataSource.getObject()),
+                lockOnly(environment)
+                    ? ScopeLeases.lockOnly(leaseManager.getObject(), timing.getIfAvailable())
+                    : ScopeLeases.of(
+                        leaseManager.getObject(),
+                        fenced(dataSource.getObject()),
+                        Observers.fence(fenceObservers),
+                        timing.getIfAvailable()),
+            () -> lockOnly(environment) ? dataSource.getObject() : fenced(dataSource.getObject()),
             environment,
             translator::getObject,
             FENCED_ADVICE_ORDER);

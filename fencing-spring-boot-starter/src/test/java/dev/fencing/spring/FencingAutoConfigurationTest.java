@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariConfigMXBean;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseManager;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.RedisLeaseManager;
 import dev.fencing.core.testing.RedisServers;
 import dev.fencing.jdbc.FencedDataSource;
 import dev.fencing.jdbc.FencedLeaseManager;
+import dev.fencing.jdbc.Fencing;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.UUID;
@@ -179,5 +181,38 @@ class FencingAutoConfigurationTest {
                           schema))
                   .contains("fence_token");
             });
+  }
+
+  /** A job as an application writes it. */
+  static class LockOnlyJob {
+    @Fenced(resource = "lock-only", leaseTime = "10s", maxWait = "0s")
+    public boolean runsHoldingALease() {
+      return Fencing.currentLease().map(Lease::isHeld).orElse(false);
+    }
+  }
+
+  @Test
+  void lockOnlyTakesTheLeaseButLeavesTheDataSourceUnwrappedAndUnregistered() {
+    withRedisson()
+        .withPropertyValues("fencing.lock-only=true")
+        .withBean(LockOnlyJob.class)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context.getBean(DataSource.class).isWrapperFor(FencedDataSource.class))
+                  .isFalse();
+              assertThat(context)
+                  .doesNotHaveBean(FencedLeaseManager.class)
+                  .hasSingleBean(LeaseManager.class);
+              assertThat(context.getBean(LockOnlyJob.class).runsHoldingALease()).isTrue();
+            });
+    withRedisson()
+        .withPropertyValues("fencing.enabled=false")
+        .withBean(LockOnlyJob.class)
+        .run(
+            context ->
+                assertThat(context.getBean(LockOnlyJob.class).runsHoldingALease())
+                    .as("fencing.enabled=false: no lock either")
+                    .isFalse());
   }
 }
