@@ -316,6 +316,30 @@ public class FencingAutoConfiguration {
     return new StaleLeaseExceptionTranslator(new RefusalCounting(refusalObservers));
   }
 
+  /**
+   * The {@code fencing} health indicator, with Actuator: the Redis backend answers and the fence
+   * schema holds the contract version; {@code management.health.fencing.enabled=false} turns it
+   * off.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.boot.actuate.health.HealthIndicator")
+  @ConditionalOnProperty(
+      prefix = "management.health.fencing",
+      name = "enabled",
+      matchIfMissing = true)
+  static class Health {
+
+    @Bean
+    @ConditionalOnMissingBean(name = "fencingHealthIndicator")
+    dev.fencing.spring.internal.FencingHealthIndicator fencingHealthIndicator(
+        ObjectProvider<RedissonClient> redisson,
+        DataSource dataSource,
+        FencingProperties properties) {
+      return new dev.fencing.spring.internal.FencingHealthIndicator(
+          redisson.getIfUnique(), properties.getKeyPrefix(), dataSource, properties.getSchema());
+    }
+  }
+
   /** The fence migrations, after the application's Flyway migrations. */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnProperty(prefix = "fencing.migrations", name = "enabled", matchIfMissing = true)

@@ -12,6 +12,7 @@ import dev.fencing.core.testing.RedisServers;
 import dev.fencing.jdbc.FencedDataSource;
 import dev.fencing.jdbc.FencedLeaseManager;
 import dev.fencing.jdbc.Fencing;
+import dev.fencing.schema.FenceSchema;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.UUID;
@@ -21,6 +22,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
+import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.flyway.FlywayAutoConfiguration;
 import org.springframework.boot.autoconfigure.flyway.FlywayMigrationInitializer;
@@ -214,5 +218,30 @@ class FencingAutoConfigurationTest {
                 assertThat(context.getBean(LockOnlyJob.class).runsHoldingALease())
                     .as("fencing.enabled=false: no lock either")
                     .isFalse());
+  }
+
+  @Test
+  void theHealthIndicatorIsUpWithRedisAndTheMigratedFenceAndDownWithoutTheFence() {
+    withRedisson()
+        .run(
+            context -> {
+              Health health =
+                  context.getBean("fencingHealthIndicator", HealthIndicator.class).health();
+              assertThat(health.getStatus()).isEqualTo(Status.UP);
+              assertThat(health.getDetails())
+                  .containsEntry("redis", "reachable")
+                  .containsEntry("contractVersion", FenceSchema.CONTRACT_VERSION);
+            });
+    withRedisson()
+        .withPropertyValues(
+            "fencing.migrations.enabled=false", "fencing.schema=" + fenceSchema + "_missing")
+        .run(
+            context -> {
+              Health health =
+                  context.getBean("fencingHealthIndicator", HealthIndicator.class).health();
+              assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+              assertThat(health.getDetails().get("contract").toString())
+                  .contains("run the fence migrations");
+            });
   }
 }
