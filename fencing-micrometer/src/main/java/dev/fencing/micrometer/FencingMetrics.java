@@ -21,8 +21,13 @@ import java.util.Objects;
  *   <li>{@value #REGISTRATIONS} (counter, tag {@code outcome}: {@code registered}, {@code stale},
  *       {@code failed});
  *   <li>{@value #RECOVERIES} (counter): Redis token counters advanced past the fence;
- *   <li>{@value #REJECTED} (counter): stale writes rejected.
+ *   <li>{@value #REJECTED} (counter, tag {@code where}: {@code database} when the database rejected
+ *       the write, {@code jvm} when the JVM refused it because the lease was known lost): stale
+ *       writes rejected.
  * </ul>
+ *
+ * <p>Without {@code tagResource}, every counter and the gauge exist from the start, at 0 (each
+ * {@code reason} of {@value #LOST}, each {@code where} of {@value #REJECTED}).
  *
  * <p>With {@code tagResource}, every meter also carries the tag {@code resource}: one time series
  * per resource, so only for a bounded set of resource names.
@@ -85,6 +90,19 @@ public final class FencingMetrics {
    */
   public FenceObserver fenceObserver() {
     return fenceMeters;
+  }
+
+  /**
+   * Counts a rejected write that was not reported to {@link #fenceObserver()}, by its type: {@code
+   * StaleTokenException} as rejected by the database, {@code LeaseLostException} and {@code
+   * LeaseLostSQLException} as refused in the JVM. Anything else is ignored. Call it once per
+   * rejection, where the application (or an integration such as the Spring Boot starter) sees it.
+   *
+   * @param rejection the rejection
+   * @throws NullPointerException if {@code rejection} is null
+   */
+  public void countRejected(Throwable rejection) {
+    fenceMeters.onRefused(Objects.requireNonNull(rejection, "rejection"));
   }
 
   /**

@@ -227,6 +227,31 @@ class FencingMetricsTest {
   }
 
   @Test
+  void aLeaseReleasedAfterItsLockExpiredCountsAsLostOnceAndOneReleasedInTimeDoesNot()
+      throws Exception {
+    try (App app = App.start(false)) {
+      assertThat(app.count(FencingMetrics.LOST, "reason", "expired")).as("from the start").isZero();
+      assertThat(app.count(FencingMetrics.REJECTED, "where", "jvm")).isZero();
+      assertThat(app.count(FencingMetrics.REJECTED, "where", "database")).isZero();
+      LeaseRequest request = LeaseRequest.forLeaseTime(Duration.ofSeconds(30)).withoutRenewal();
+      app.leases().acquire("metrics-in-time", request).close();
+      Lease late = app.leases().acquire("metrics-late", request);
+      // the lock is gone before the holder releases, and before the heartbeat judged it lost
+      redisson.getBucket(prefix + "{metrics-late}:lock", StringCodec.INSTANCE).delete();
+      late.close();
+      long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+      while (app.count(FencingMetrics.LOST, "reason", "expired") == 0
+          && System.nanoTime() < deadline) {
+        Thread.sleep(10); // reported on the manager's event thread
+      }
+      assertThat(app.count(FencingMetrics.LOST, "reason", "expired")).isEqualTo(1);
+      assertThat(app.registry().get(FencingMetrics.ACTIVE).gauge().value()).isZero();
+      late.close();
+      assertThat(app.count(FencingMetrics.LOST, "reason", "expired")).as("once").isEqualTo(1);
+    }
+  }
+
+  @Test
   void shouldCountAStaleRegistrationAndTheCounterRecovery() {
     try (App app = App.start(false)) {
       app.leases()

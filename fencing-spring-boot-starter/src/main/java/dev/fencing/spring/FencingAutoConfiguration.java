@@ -12,8 +12,12 @@ import dev.fencing.spring.internal.FencedDataSourcePostProcessor;
 import dev.fencing.spring.internal.FencedMethodInterceptor;
 import dev.fencing.spring.internal.LeaseTiming;
 import dev.fencing.spring.internal.Observers;
+import dev.fencing.spring.internal.RefusalCounting;
+import dev.fencing.spring.internal.RefusalObserver;
 import dev.fencing.spring.internal.ScopeLeases;
 import dev.fencing.spring.internal.StaleLeaseJdbcTemplatePostProcessor;
+import dev.fencing.spring.internal.StaleLeaseTransactionPostProcessor;
+import dev.fencing.spring.internal.StaleLeaseTranslation;
 import java.sql.SQLException;
 import javax.sql.DataSource;
 import org.redisson.api.RedissonClient;
@@ -63,7 +67,8 @@ import org.springframework.core.type.AnnotationMetadata;
  * {@code MeterRegistry}), {@link FencingShedLockAutoConfiguration} a ShedLock {@code LockProvider}
  * (with {@code fencing-shedlock}).
  *
- * <p>Switched off with {@code fencing.enabled=false}.
+ * <p>Switched off with {@code fencing.enabled=false}; with {@code fencing.lock-only=true} the
+ * leases are taken as usual but neither the data source is wrapped nor leases registered.
  */
 @AutoConfiguration(
     after = DataSourceAutoConfiguration.class,
@@ -89,6 +94,15 @@ public class FencingAutoConfiguration {
    * connection.
    */
   public static final int FENCED_ADVICE_ORDER = Ordered.HIGHEST_PRECEDENCE + 100;
+
+  /**
+   * The order of the advice that translates, at the boundary of {@code @Transactional} methods,
+   * every failure carrying "no longer the holder" into {@link StaleLeaseWriteException}: just
+   * before the transaction advice (order {@link Ordered#LOWEST_PRECEDENCE} unless
+   * {@code @EnableTransactionManagement(order = ...)} says otherwise), so it sees the failures of
+   * the transaction's begin and commit too.
+   */
+  public static final int STALE_LEASE_TRANSLATION_ORDER = Ordered.LOWEST_PRECEDENCE - 1;
 
   /** Creates the auto-configuration. */
   public FencingAutoConfiguration() {}
@@ -124,6 +138,11 @@ public class FencingAutoConfiguration {
    * @return the post-processor
    */
   @Bean
+  @ConditionalOnProperty(
+      prefix = "fencing",
+      name = "lock-only",
+      havingValue = "false",
+      matchIfMissing = true)
   static FencedDataSourcePostProcessor fencedDataSourcePostProcessor(
       Environment environment, ObjectProvider<FenceObserver> fenceObservers) {
     return new FencedDataSourcePostProcessor(
@@ -148,6 +167,11 @@ public class FencingAutoConfiguration {
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean(LeaseManager.class)
   @ConditionalOnBean(RedissonClient.class)
+  @ConditionalOnProperty(
+      prefix = "fencing",
+      name = "lock-only",
+      havingValue = "false",
+      matchIfMissing = true)
   public FencedLeaseManager fencedLeaseManager(
       RedissonClient redisson,
       DataSource dataSource,
@@ -162,12 +186,39 @@ public class FencingAutoConfiguration {
   }
 
   /**
+   * The lease manager of {@code fencing.lock-only=true}: leases on the application's Redisson
+   * client, not registered in any fence.
+   *
+   * @param redisson the application's client
+   * @param properties the properties
+   * @param leaseObservers told of acquisitions, losses and releases
+   * @return the manager; closing it does not close the client
+   */
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean(LeaseManager.class)
+  @ConditionalOnBean(RedissonClient.class)
+  @ConditionalOnProperty(prefix = "fencing", name = "lock-only", havingValue = "true")
+  public RedisLeaseManager lockOnlyLeaseManager(
+      RedissonClient redisson,
+      FencingProperties properties,
+      ObjectProvider<LeaseObserver> leaseObservers) {
+    return RedisLeaseManager.create(
+        redisson, properties.toLeaseOptions(), Observers.lease(leaseObservers));
+  }
+
+  /** Whether {@code fencing.lock-only} is set. */
+  static boolean lockOnly(Environment environment) {
+    return Binder.get(environment).bind("fencing.lock-only", Boolean.class).orElse(false);
+  }
+
+  /**
    * The advisor of {@link Fenced} methods, ordered before the transaction advice.
    *
    * @param leaseManager the lease manager
    * @param dataSource the data source
    * @param fenceObservers told of registrations when the lease manager is the application's own
    * @param timing times acquisitions, when the metrics auto-configuration applies
+   * @param translator translates what leaves the method carrying "no longer the holder"
    * @param environment resolves placeholders in the annotation's attributes
    * @return the advisor
    */
@@ -178,17 +229,21 @@ public class FencingAutoConfiguration {
       ObjectProvider<DataSource> dataSource,
       ObjectProvider<FenceObserver> fenceObservers,
       ObjectProvider<LeaseTiming> timing,
+      ObjectProvider<StaleLeaseExceptionTranslator> translator,
       Environment environment) {
     FencedMethodInterceptor interceptor =
         new FencedMethodInterceptor(
             () ->
-                ScopeLeases.of(
-                    leaseManager.getObject(),
-                    fenced(dataSource.getObject()),
-                    Observers.fence(fenceObservers),
-                    timing.getIfAvailable()),
-            () -> fenced(dataSource.getObject()),
+                lockOnly(environment)
+                    ? ScopeLeases.lockOnly(leaseManager.getObject(), timing.getIfAvailable())
+                    : ScopeLeases.of(
+                        leaseManager.getObject(),
+                        fenced(dataSource.getObject()),
+                        Observers.fence(fenceObservers),
+                        timing.getIfAvailable()),
+            () -> lockOnly(environment) ? dataSource.getObject() : fenced(dataSource.getObject()),
             environment,
+            translator::getObject,
             FENCED_ADVICE_ORDER);
     DefaultPointcutAdvisor advisor =
         new DefaultPointcutAdvisor(
@@ -202,22 +257,87 @@ public class FencingAutoConfiguration {
    * (Boot 3.5's {@code JdbcTemplate} auto-configuration does not take an {@code
    * SQLExceptionTranslator} bean, so the template itself is post-processed.)
    *
+   * @param translator the translator, resolved at the first translation
    * @return the post-processor
    */
   @Bean
-  static StaleLeaseJdbcTemplatePostProcessor staleLeaseJdbcTemplatePostProcessor() {
-    return new StaleLeaseJdbcTemplatePostProcessor();
+  static StaleLeaseJdbcTemplatePostProcessor staleLeaseJdbcTemplatePostProcessor(
+      ObjectProvider<StaleLeaseExceptionTranslator> translator) {
+    return new StaleLeaseJdbcTemplatePostProcessor(translator::getObject);
   }
 
   /**
-   * Translates stale writes in {@code @Repository} beans, before the JPA provider's translator.
+   * Translates "no longer the holder" at the boundary of {@code @Transactional} methods, outside
+   * the transaction advice: the failures of the transaction's begin ({@code
+   * CannotCreateTransactionException}), of its commit ({@code TransactionSystemException}, JPA's
+   * flush at commit), of JPA and Spring Data calls and the unchecked {@code LeaseLostException}
+   * leave the method as {@link StaleLeaseWriteException}.
    *
+   * @param translator the translator, resolved at the first translation
+   * @return the advisor
+   */
+  @Bean
+  @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+  static Advisor staleLeaseTransactionBoundaryAdvisor(
+      ObjectProvider<StaleLeaseExceptionTranslator> translator) {
+    DefaultPointcutAdvisor advisor =
+        new DefaultPointcutAdvisor(
+            StaleLeaseTranslation.transactionalMethods(),
+            new StaleLeaseTranslation(translator::getObject));
+    advisor.setOrder(STALE_LEASE_TRANSLATION_ORDER);
+    return advisor;
+  }
+
+  /**
+   * Translates "no longer the holder" in programmatic transactions: {@code TransactionTemplate}
+   * beans and the commit of Boot's JDBC transaction manager.
+   *
+   * @param translator the translator, resolved at the first translation
+   * @return the post-processor
+   */
+  @Bean
+  static StaleLeaseTransactionPostProcessor staleLeaseTransactionPostProcessor(
+      ObjectProvider<StaleLeaseExceptionTranslator> translator) {
+    return new StaleLeaseTransactionPostProcessor(translator::getObject);
+  }
+
+  /**
+   * Translates stale writes in {@code @Repository} beans, before the JPA provider's translator, and
+   * wherever else the starter translates; tells the {@code RefusalObserver} beans (the meters) once
+   * of each write the JVM refused.
+   *
+   * @param refusalObservers told of the JVM's refusals
    * @return the translator
    */
   @Bean
   @Order(Ordered.HIGHEST_PRECEDENCE)
-  public StaleLeaseExceptionTranslator staleLeaseExceptionTranslator() {
-    return new StaleLeaseExceptionTranslator();
+  public StaleLeaseExceptionTranslator staleLeaseExceptionTranslator(
+      ObjectProvider<RefusalObserver> refusalObservers) {
+    return new StaleLeaseExceptionTranslator(new RefusalCounting(refusalObservers));
+  }
+
+  /**
+   * The {@code fencing} health indicator, with Actuator: the Redis backend answers and the fence
+   * schema holds the contract version; {@code management.health.fencing.enabled=false} turns it
+   * off.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.boot.actuate.health.HealthIndicator")
+  @ConditionalOnProperty(
+      prefix = "management.health.fencing",
+      name = "enabled",
+      matchIfMissing = true)
+  static class Health {
+
+    @Bean
+    @ConditionalOnMissingBean(name = "fencingHealthIndicator")
+    dev.fencing.spring.internal.FencingHealthIndicator fencingHealthIndicator(
+        ObjectProvider<RedissonClient> redisson,
+        DataSource dataSource,
+        FencingProperties properties) {
+      return new dev.fencing.spring.internal.FencingHealthIndicator(
+          redisson.getIfUnique(), properties.getKeyPrefix(), dataSource, properties.getSchema());
+    }
   }
 
   /** The fence migrations, after the application's Flyway migrations. */

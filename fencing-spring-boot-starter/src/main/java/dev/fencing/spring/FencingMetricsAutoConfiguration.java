@@ -4,6 +4,7 @@ import dev.fencing.core.LeaseObserver;
 import dev.fencing.jdbc.FenceObserver;
 import dev.fencing.micrometer.FencingMetrics;
 import dev.fencing.spring.internal.LeaseTiming;
+import dev.fencing.spring.internal.RefusalObserver;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -16,8 +17,10 @@ import org.springframework.context.annotation.Bean;
  * Publishes fencing's meters ({@link FencingMetrics}) in the application's {@link MeterRegistry}
  * when {@code fencing-micrometer} is on the classpath, the registry is a bean and fencing itself is
  * configured: lease acquisitions, losses and active leases from the lease manager of {@link
- * FencingAutoConfiguration}, registrations and counter recoveries from the fence, and the stale
- * writes the {@code DataSource} rejects. The tag {@code resource} is added only with {@code
+ * FencingAutoConfiguration}, registrations and counter recoveries from the fence, the stale writes
+ * the database rejects ({@code where=database}) and those the JVM refuses because the lease is
+ * known lost ({@code where=jvm}, counted where the starter translates them into {@link
+ * StaleLeaseWriteException}). The tag {@code resource} is added only with {@code
  * fencing.metrics.tag-resource=true}. An application's own {@code FencingMetrics} bean is used
  * instead of the starter's; {@code fencing.metrics.enabled=false} turns the meters off.
  */
@@ -69,6 +72,18 @@ public class FencingMetricsAutoConfiguration {
   @Bean
   public FenceObserver fencingMetricsFenceObserver(FencingMetrics metrics) {
     return metrics.fenceObserver();
+  }
+
+  /**
+   * Counts the writes the JVM refused because the lease was known lost ({@code
+   * fencing.writes.rejected{where=jvm}}), as the starter's translation sees them.
+   *
+   * @param metrics the meters
+   * @return the observer
+   */
+  @Bean
+  RefusalObserver fencingMetricsRefusalObserver(FencingMetrics metrics) {
+    return metrics::countRejected;
   }
 
   /**

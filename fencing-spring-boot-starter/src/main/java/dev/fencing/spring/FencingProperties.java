@@ -20,6 +20,14 @@ public class FencingProperties {
   private boolean enabled = true;
 
   /**
+   * Whether to lock only: {@code @Fenced} methods and the ShedLock provider still acquire and
+   * release their leases (one holder at a time, as long as leases hold), but the DataSource is not
+   * wrapped and leases are not registered in the fence, so the database does not stop a stale
+   * holder's writes. {@code fencing.enabled=false} instead removes the lock too.
+   */
+  private boolean lockOnly;
+
+  /**
    * Schema of the fence table, the trigger functions and the fencing migrations' history table; the
    * same for the DataSource wrapper and the migrations.
    */
@@ -196,6 +204,14 @@ public class FencingProperties {
 
   public void setEnabled(boolean enabled) {
     this.enabled = enabled;
+  }
+
+  public boolean isLockOnly() {
+    return lockOnly;
+  }
+
+  public void setLockOnly(boolean lockOnly) {
+    this.lockOnly = lockOnly;
   }
 
   public String getSchema() {

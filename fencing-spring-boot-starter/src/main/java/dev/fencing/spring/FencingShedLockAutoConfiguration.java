@@ -57,12 +57,15 @@ public class FencingShedLockAutoConfiguration {
     FencingProperties.ShedLock shedlock = properties.getShedlock();
     FencedLockOptions options =
         FencedLockOptions.defaults().withResourcePrefix(shedlock.getResourcePrefix());
+    LeaseManager leases =
+        properties.isLockOnly()
+            ? ScopeLeases.lockOnly(leaseManager, timing.getIfAvailable())
+            : ScopeLeases.of(
+                leaseManager,
+                FencingAutoConfiguration.fenced(dataSource),
+                Observers.fence(fenceObservers),
+                timing.getIfAvailable());
     return new FencedLockProvider(
-        ScopeLeases.of(
-            leaseManager,
-            FencingAutoConfiguration.fenced(dataSource),
-            Observers.fence(fenceObservers),
-            timing.getIfAvailable()),
-        shedlock.isKeepAlive() ? options.withKeepAlive() : options);
+        leases, shedlock.isKeepAlive() ? options.withKeepAlive() : options);
   }
 }

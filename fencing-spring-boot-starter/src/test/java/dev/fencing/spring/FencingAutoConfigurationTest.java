@@ -4,12 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariConfigMXBean;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseManager;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.RedisLeaseManager;
 import dev.fencing.core.testing.RedisServers;
 import dev.fencing.jdbc.FencedDataSource;
 import dev.fencing.jdbc.FencedLeaseManager;
+import dev.fencing.jdbc.Fencing;
+import dev.fencing.schema.FenceSchema;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.UUID;
@@ -19,6 +22,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
+import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.flyway.FlywayAutoConfiguration;
 import org.springframework.boot.autoconfigure.flyway.FlywayMigrationInitializer;
@@ -178,6 +184,64 @@ class FencingAutoConfigurationTest {
                           String.class,
                           schema))
                   .contains("fence_token");
+            });
+  }
+
+  /** A job as an application writes it. */
+  static class LockOnlyJob {
+    @Fenced(resource = "lock-only", leaseTime = "10s", maxWait = "0s")
+    public boolean runsHoldingALease() {
+      return Fencing.currentLease().map(Lease::isHeld).orElse(false);
+    }
+  }
+
+  @Test
+  void lockOnlyTakesTheLeaseButLeavesTheDataSourceUnwrappedAndUnregistered() {
+    withRedisson()
+        .withPropertyValues("fencing.lock-only=true")
+        .withBean(LockOnlyJob.class)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context.getBean(DataSource.class).isWrapperFor(FencedDataSource.class))
+                  .isFalse();
+              assertThat(context)
+                  .doesNotHaveBean(FencedLeaseManager.class)
+                  .hasSingleBean(LeaseManager.class);
+              assertThat(context.getBean(LockOnlyJob.class).runsHoldingALease()).isTrue();
+            });
+    withRedisson()
+        .withPropertyValues("fencing.enabled=false")
+        .withBean(LockOnlyJob.class)
+        .run(
+            context ->
+                assertThat(context.getBean(LockOnlyJob.class).runsHoldingALease())
+                    .as("fencing.enabled=false: no lock either")
+                    .isFalse());
+  }
+
+  @Test
+  void theHealthIndicatorIsUpWithRedisAndTheMigratedFenceAndDownWithoutTheFence() {
+    withRedisson()
+        .run(
+            context -> {
+              Health health =
+                  context.getBean("fencingHealthIndicator", HealthIndicator.class).health();
+              assertThat(health.getStatus()).isEqualTo(Status.UP);
+              assertThat(health.getDetails())
+                  .containsEntry("redis", "reachable")
+                  .containsEntry("contractVersion", FenceSchema.CONTRACT_VERSION);
+            });
+    withRedisson()
+        .withPropertyValues(
+            "fencing.migrations.enabled=false", "fencing.schema=" + fenceSchema + "_missing")
+        .run(
+            context -> {
+              Health health =
+                  context.getBean("fencingHealthIndicator", HealthIndicator.class).health();
+              assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+              assertThat(health.getDetails().get("contract").toString())
+                  .contains("run the fence migrations");
             });
   }
 }

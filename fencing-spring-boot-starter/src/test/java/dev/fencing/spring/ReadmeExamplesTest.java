@@ -31,6 +31,7 @@ class ReadmeExamplesTest {
   private static final Path JOB = READMES.resolve(Path.of("readme", "NightlyBilling.java"));
   private static final Path SHEDLOCK_JOB =
       READMES.resolve(Path.of("readme", "ShedLockNightlyBilling.java"));
+  private static final Path REDISSON = READMES.resolve(Path.of("readme", "RedissonConfig.java"));
   private static final Path PROPERTIES =
       Path.of("src", "test", "resources", "readme-application.properties");
 
@@ -42,6 +43,11 @@ class ReadmeExamplesTest {
   @Test
   void theReadmeShowsTheCompiledShedLockJob() throws IOException {
     assertReadmeShows(SHEDLOCK_JOB);
+  }
+
+  @Test
+  void theReadmeShowsTheCompiledRedissonRecipe() throws IOException {
+    assertReadmeShows(REDISSON);
   }
 
   @Test

@@ -58,7 +58,7 @@ import org.springframework.dao.NonTransientDataAccessException;
  *       ShedLock provider. Without fencing ({@code fencing.enabled=false}, a plain Redis lock with
  *       the same lease time), A charges again.
  *   <li>A stalls in the job, before its write: the lease is known lost in A's JVM, which refuses
- *       the write ({@code LeaseLostException}).
+ *       the write: {@link StaleLeaseWriteException} again, refused by the JVM.
  *   <li>A's own lease manager keeps believing it holds the lease: the database rejects the write.
  * </ul>
  */
@@ -158,6 +158,7 @@ class TwoContextBillingTest {
     assertThat(a.lost()).as("A: leases lost").isEqualTo(1);
     assertThat(a.lost("expired")).as("A: leases lost, expired").isEqualTo(1);
     assertThat(a.rejected()).as("A: writes rejected").isEqualTo(1);
+    assertThat(a.rejected("database")).as("A: writes rejected by the database").isEqualTo(1);
     assertThat(a.registered()).as("A: registrations").isEqualTo(1);
     assertThat(a.acquired()).as("A: acquisitions").isEqualTo(1);
     assertThat(a.active()).as("A: leases held now").isZero();
@@ -259,8 +260,10 @@ class TwoContextBillingTest {
           reason.length == 0 ? new String[0] : new String[] {"reason", reason[0]});
     }
 
-    double rejected() {
-      return sum(FencingMetrics.REJECTED);
+    double rejected(String... where) {
+      return sum(
+          FencingMetrics.REJECTED,
+          where.length == 0 ? new String[0] : new String[] {"where", where[0]});
     }
 
     double registered() {
@@ -317,9 +320,11 @@ class TwoContextBillingTest {
 
     assertThat(failureOfA)
         .as("A's write after its lease expired: refused in the JVM, before reaching the database")
-        .satisfiesAnyOf(
-            e -> assertThat(e).isInstanceOf(LeaseLostException.class),
-            e -> assertThat(e).hasRootCauseInstanceOf(LeaseLostException.class));
+        .isInstanceOf(StaleLeaseWriteException.class);
+    StaleLeaseWriteException refused = (StaleLeaseWriteException) failureOfA;
+    assertThat(refused.refusedBy()).isEqualTo(StaleLeaseWriteException.RefusedBy.JVM);
+    assertThat(refused.leaseLost()).isPresent();
+    assertThat(refused.leaseLost().orElseThrow()).isInstanceOf(LeaseLostException.class);
     System.out.println("[two-context, fenced] A failed with: " + failureOfA);
     Map<Long, Integer> chargesByToken = chargesByToken();
     System.out.println(
@@ -333,9 +338,10 @@ class TwoContextBillingTest {
     Meters metersOfA = new Meters(a);
     System.out.println("[two-context, fenced] meters of A: " + metersOfA);
     assertThat(metersOfA.lost("expired")).isEqualTo(1);
-    assertThat(metersOfA.rejected())
+    assertThat(metersOfA.rejected("database"))
         .as("refused in the JVM: nothing reached the database to reject")
         .isZero();
+    assertThat(metersOfA.rejected("jvm")).as("refused in the JVM, counted once").isEqualTo(1);
   }
 
   @Test

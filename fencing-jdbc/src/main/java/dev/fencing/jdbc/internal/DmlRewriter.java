@@ -51,6 +51,7 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
   private final Field<Object> tokenSlot;
   private final Field<Object> resourceSlot;
   private final Field<Object> leaseSlot;
+  private final Field<Object> idleTimeoutSlot;
 
   private final boolean triggerMode;
   private final Predicate<FencedTables.Table> targets;
@@ -85,6 +86,7 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
     this.tokenSlot = DSL.field(DSL.unquotedName(marker + SqlTemplate.TOKEN));
     this.resourceSlot = DSL.field(DSL.unquotedName(marker + SqlTemplate.RESOURCE));
     this.leaseSlot = DSL.field(DSL.unquotedName(marker + SqlTemplate.LEASE));
+    this.idleTimeoutSlot = DSL.field(DSL.unquotedName(marker + SqlTemplate.IDLE_TIMEOUT));
   }
 
   /** Why a statement cannot be guarded. */
@@ -389,6 +391,10 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
    */
   private static String fold(Name part) {
     String text = part.last();
+    if (text == null) {
+      // no name the server could resolve: never treat it as some other (unfenced) table
+      throw new IllegalArgumentException("a name without a last part: " + part);
+    }
     if (part.quoted() == Name.Quoted.QUOTED) {
       return WriteScreen.truncateName(text);
     }
@@ -432,10 +438,13 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
             + " fencing_fence WHERE fencing_fence.resource = {0} AND fencing_fence.token = {1}"
             + " AND fencing_fence.lease_id = {2} AND fencing_fence.epoch = "
             + fenceEpoch
+            // the transaction that locks the fence row gets the lease time as its idle timeout
+            + " AND set_config('idle_in_transaction_session_timeout', {3}, true) IS NOT NULL"
             + " FOR SHARE OF fencing_fence)",
         resourceSlot,
         tokenSlot,
-        leaseSlot);
+        leaseSlot,
+        idleTimeoutSlot);
   }
 
   /**

@@ -121,12 +121,12 @@ public final class PlainDmlGuard {
    * @param token the fencing token, positive
    * @param leaseId the lease's unique id
    */
-  public record Registration(String resource, long token, String leaseId) {
+  public record Registration(String resource, long token, String leaseId, long idleTimeoutMillis) {
     /**
      * Validates the parts.
      *
      * @throws IllegalArgumentException if the resource name or lease id has characters that could
-     *     not be a literal safely, or the token is not positive
+     *     not be a literal safely, or the token or idle timeout is not positive
      */
     public Registration {
       ResourceNames.validate(resource);
@@ -134,6 +134,19 @@ public final class PlainDmlGuard {
       if (token <= 0) {
         throw new IllegalArgumentException("token must be positive, got " + token);
       }
+      if (idleTimeoutMillis <= 0) {
+        throw new IllegalArgumentException(
+            "idle timeout must be positive, got " + idleTimeoutMillis + " ms");
+      }
+    }
+
+    /**
+     * A registration whose transactions get an idle timeout of 30 s (tests of the rewriting).
+     *
+     * @throws IllegalArgumentException as the canonical constructor
+     */
+    public Registration(String resource, long token, String leaseId) {
+      this(resource, token, leaseId, 30_000);
     }
 
     /**
@@ -143,7 +156,15 @@ public final class PlainDmlGuard {
      */
     public static Registration of(Lease lease) {
       Objects.requireNonNull(lease, "lease");
-      return new Registration(lease.resource(), lease.token().value(), lease.leaseId());
+      return new Registration(
+          lease.resource(),
+          lease.token().value(),
+          lease.leaseId(),
+          Math.max(1, lease.leaseTime().toMillis()));
+    }
+
+    String idleTimeoutLiteral() {
+      return "'" + idleTimeoutMillis + "ms'";
     }
 
     String tokenLiteral() {

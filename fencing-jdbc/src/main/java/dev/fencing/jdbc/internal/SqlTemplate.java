@@ -4,16 +4,17 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A rewritten statement with slots for one registration's resource, token and lease id. Built once
- * per SQL string; filling the slots is string joining of validated literals, so a new lease costs
- * no parsing or rendering. The last filled form is kept, since a job runs many statements under one
- * lease.
+ * A rewritten statement with slots for one registration's resource, token, lease id and idle
+ * timeout. Built once per SQL string; filling the slots is string joining of validated literals, so
+ * a new lease costs no parsing or rendering. The last filled form is kept, since a job runs many
+ * statements under one lease.
  */
 final class SqlTemplate implements PlainDmlGuard.Plan {
 
   static final char TOKEN = 't';
   static final char RESOURCE = 'r';
   static final char LEASE = 'l';
+  static final char IDLE_TIMEOUT = 'i';
 
   private record Filled(PlainDmlGuard.Registration registration, PlainDmlGuard.Guarded sql) {}
 
@@ -48,7 +49,7 @@ final class SqlTemplate implements PlainDmlGuard.Plan {
       char slot = letter < rendered.length() ? rendered.charAt(letter) : '?';
       boolean quoted =
           at > 0 && (rendered.charAt(at - 1) == '"' || rendered.charAt(at - 1) == '\'');
-      if ((slot != TOKEN && slot != RESOURCE && slot != LEASE) || quoted) {
+      if ((slot != TOKEN && slot != RESOURCE && slot != LEASE && slot != IDLE_TIMEOUT) || quoted) {
         throw new IllegalStateException("a fencing slot was rendered unexpectedly: " + rendered);
       }
       parts.add(rendered.substring(from, at));
@@ -77,6 +78,7 @@ final class SqlTemplate implements PlainDmlGuard.Plan {
           switch (slots[i]) {
             case TOKEN -> registration.tokenLiteral();
             case RESOURCE -> registration.resourceLiteral();
+            case IDLE_TIMEOUT -> registration.idleTimeoutLiteral();
             default -> registration.leaseIdLiteral();
           });
     }

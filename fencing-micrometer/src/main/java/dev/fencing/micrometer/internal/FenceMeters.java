@@ -1,13 +1,24 @@
 package dev.fencing.micrometer.internal;
 
 import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseLostException;
 import dev.fencing.jdbc.FenceObserver;
+import dev.fencing.jdbc.LeaseLostSQLException;
 import dev.fencing.jdbc.StaleTokenException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 
-/** Counts registrations, counter recoveries and rejected writes, from fence events. */
+/**
+ * Counts registrations, counter recoveries and rejected writes, from fence events (the database's
+ * rejections) and from {@link #onRefused} (every other rejection, by its type).
+ */
 public final class FenceMeters implements FenceObserver {
+
+  /** The tag {@code where} of a write the database rejected. */
+  public static final String DATABASE = "database";
+
+  /** The tag {@code where} of a write the JVM refused: the lease was known lost. */
+  public static final String JVM = "jvm";
 
   private final MeterRegistry registry;
   private final boolean tagResource;
@@ -24,7 +35,8 @@ public final class FenceMeters implements FenceObserver {
     if (!tagResource) {
       registrations("registered", null);
       recoveries(null);
-      rejected(null);
+      rejected(DATABASE, null);
+      rejected(JVM, null);
     }
   }
 
@@ -46,7 +58,24 @@ public final class FenceMeters implements FenceObserver {
 
   @Override
   public void onWriteRejected(StaleTokenException rejection) {
-    rejected(rejection.resource()).increment();
+    rejected(DATABASE, rejection.resource()).increment();
+  }
+
+  /**
+   * Counts a rejection by its type: {@link StaleTokenException} as rejected by the database, {@link
+   * LeaseLostException} and {@link LeaseLostSQLException} as refused in the JVM; anything else is
+   * not a rejection and is not counted.
+   *
+   * @param rejection the rejection
+   */
+  public void onRefused(Throwable rejection) {
+    if (rejection instanceof StaleTokenException stale) {
+      onWriteRejected(stale);
+    } else if (rejection instanceof LeaseLostSQLException lost) {
+      rejected(JVM, lost.resource()).increment();
+    } else if (rejection instanceof LeaseLostException lost) {
+      rejected(JVM, lost.resource()).increment();
+    }
   }
 
   private Counter registrations(String outcome, String resource) {
@@ -64,9 +93,12 @@ public final class FenceMeters implements FenceObserver {
         .register(registry);
   }
 
-  private Counter rejected(String resource) {
+  private Counter rejected(String where, String resource) {
     return Counter.builder("fencing.writes.rejected")
-        .description("Writes of stale lease holders rejected")
+        .description(
+            "Writes of stale lease holders rejected, by the database or (the lease known lost)"
+                + " in the JVM")
+        .tag("where", where)
         .tags(ResourceTags.of(tagResource, resource))
         .register(registry);
   }

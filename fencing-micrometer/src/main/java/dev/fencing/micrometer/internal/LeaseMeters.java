@@ -30,6 +30,9 @@ public final class LeaseMeters implements LeaseObserver {
     this.tagResource = tagResource;
     if (!tagResource) {
       active(null);
+      for (LossReason reason : LossReason.values()) {
+        lost(reason, null);
+      }
     }
   }
 
@@ -42,18 +45,29 @@ public final class LeaseMeters implements LeaseObserver {
 
   @Override
   public void onLost(Lease lease, LossReason reason) {
-    Counter.builder("fencing.lease.lost")
-        .description("Leases lost before their holder released them")
-        .tag("reason", reason.name().toLowerCase(Locale.ROOT))
-        .tags(ResourceTags.of(tagResource, lease.resource()))
-        .register(registry)
-        .increment();
+    lost(reason, lease.resource()).increment();
     ended(lease);
   }
 
+  /**
+   * A release that found the lock no longer holding the lease's value ({@code deleted} false) ends
+   * a lease that had already expired on the server without being reported lost (its holder released
+   * it before the heartbeat judged it lost): counted as lost, {@code expired}, once.
+   */
   @Override
   public void onReleased(Lease lease, boolean deleted) {
+    if (!deleted && lease.lossReason().isEmpty()) {
+      lost(LossReason.EXPIRED, lease.resource()).increment();
+    }
     ended(lease);
+  }
+
+  private Counter lost(LossReason reason, String resource) {
+    return Counter.builder("fencing.lease.lost")
+        .description("Leases lost before their holder released them")
+        .tag("reason", reason.name().toLowerCase(Locale.ROOT))
+        .tags(ResourceTags.of(tagResource, resource))
+        .register(registry);
   }
 
   @Override

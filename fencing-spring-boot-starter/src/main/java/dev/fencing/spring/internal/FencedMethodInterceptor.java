@@ -4,15 +4,16 @@ import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseManager;
 import dev.fencing.core.LeaseRequest;
 import dev.fencing.core.LeaseUnavailableException;
-import dev.fencing.jdbc.FencedDataSource;
 import dev.fencing.jdbc.Fencing;
 import dev.fencing.spring.Fenced;
+import dev.fencing.spring.StaleLeaseExceptionTranslator;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import javax.sql.DataSource;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.slf4j.Logger;
@@ -30,8 +31,9 @@ public final class FencedMethodInterceptor implements MethodInterceptor {
   private static final Logger log = LoggerFactory.getLogger(FencedMethodInterceptor.class);
 
   private final Supplier<LeaseManager> leaseManager;
-  private final Supplier<FencedDataSource> dataSource;
+  private final Supplier<DataSource> dataSource;
   private final Environment environment;
+  private final Supplier<StaleLeaseExceptionTranslator> translator;
   private final int order;
   private final Map<Method, Settings> settingsByMethod = new ConcurrentHashMap<>();
   private volatile LeaseManager scopeLeases;
@@ -41,18 +43,22 @@ public final class FencedMethodInterceptor implements MethodInterceptor {
    *
    * @param leaseManager the manager to acquire through, whose leases are registered in the fence of
    *     {@code dataSource}; looked up at the first call
-   * @param dataSource the fenced data source, looked up at each call
+   * @param dataSource the data source whose transaction-bound connection the method must not run
+   *     in, looked up at each call
    * @param environment resolves placeholders in the annotation's attributes
+   * @param translator translates what leaves the method carrying "no longer the holder"
    * @param order the order of this advice, for the fail-fast message
    */
   public FencedMethodInterceptor(
       Supplier<LeaseManager> leaseManager,
-      Supplier<FencedDataSource> dataSource,
+      Supplier<DataSource> dataSource,
       Environment environment,
+      Supplier<StaleLeaseExceptionTranslator> translator,
       int order) {
     this.leaseManager = leaseManager;
     this.dataSource = dataSource;
     this.environment = environment;
+    this.translator = translator;
     this.order = order;
   }
 
@@ -66,8 +72,7 @@ public final class FencedMethodInterceptor implements MethodInterceptor {
         invocation.getThis() == null ? method.getDeclaringClass() : invocation.getThis().getClass();
     Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
     Settings settings = settingsByMethod.computeIfAbsent(specific, this::settings);
-    FencedDataSource fenced = dataSource.get();
-    requireNoTransaction(specific, fenced);
+    requireNoTransaction(specific, dataSource.get());
     Optional<Lease> acquired = leases().tryAcquire(settings.resource(), settings.request());
     if (acquired.isEmpty()) {
       if (settings.onUnavailable() == Fenced.OnUnavailable.FAIL) {
@@ -83,6 +88,8 @@ public final class FencedMethodInterceptor implements MethodInterceptor {
       return Fencing.call(lease, () -> proceed(invocation));
     } catch (ProceedFailure failure) {
       throw failure.getCause();
+    } catch (Exception e) {
+      throw StaleLeaseTranslation.translated(translator.get(), e);
     }
   }
 
@@ -114,9 +121,9 @@ public final class FencedMethodInterceptor implements MethodInterceptor {
     return result;
   }
 
-  private void requireNoTransaction(Method method, FencedDataSource fenced) {
+  private void requireNoTransaction(Method method, DataSource data) {
     boolean transaction = TransactionSynchronizationManager.isActualTransactionActive();
-    boolean boundConnection = TransactionSynchronizationManager.hasResource(fenced);
+    boolean boundConnection = TransactionSynchronizationManager.hasResource(data);
     if (!transaction && !boundConnection) {
       return;
     }

@@ -33,4 +33,15 @@ public final class ScopeLeases {
             : new FencedLeaseManager(manager, dataSource.fence(), observer);
     return timing == null ? fenced : timing.timed(fenced);
   }
+
+  /**
+   * Returns the manager as it is, for {@code fencing.lock-only}: its leases are not registered.
+   *
+   * @param manager the application's lease manager
+   * @param timing times the acquisitions, or {@code null}
+   * @return the manager
+   */
+  public static LeaseManager lockOnly(LeaseManager manager, LeaseTiming timing) {
+    return timing == null ? manager : timing.timed(manager);
+  }
 }

@@ -12,7 +12,14 @@ import org.springframework.scheduling.annotation.EnableScheduling;
  * Boot, Redisson, the job with {@code @Fenced} and the same job with ShedLock's
  * {@code @SchedulerLock}.
  */
-@SpringBootApplication
+@SpringBootApplication(
+    excludeName = {
+      // JPA and Spring Data JDBC are on the tests' class path for OrmApp; this service uses
+      // JdbcTemplate and Boot's JDBC transaction manager only.
+      "org.springframework.boot.autoconfigure.orm.jpa.HibernateJpaAutoConfiguration",
+      "org.springframework.boot.autoconfigure.data.jpa.JpaRepositoriesAutoConfiguration",
+      "org.springframework.boot.autoconfigure.data.jdbc.JdbcRepositoriesAutoConfiguration"
+    })
 @EnableScheduling
 @EnableSchedulerLock(defaultLockAtMostFor = "PT10M")
 public class BillingApp {

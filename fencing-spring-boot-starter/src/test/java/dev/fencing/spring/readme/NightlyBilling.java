@@ -2,6 +2,7 @@ package dev.fencing.spring.readme;
 
 import dev.fencing.jdbc.Fencing;
 import dev.fencing.spring.Fenced;
+import dev.fencing.spring.StaleLeaseWriteException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.scheduling.annotation.Scheduled;
@@ -25,7 +26,12 @@ public class NightlyBilling {
   public void chargeAll() {
     log.info("billing under token {}", Fencing.currentLease().orElseThrow().token());
     for (long customer : invoices.dueCustomers()) {
-      invoices.charge(customer); // @Transactional + JdbcTemplate: fenced, one transaction each
+      try {
+        invoices.charge(customer); // @Transactional: JdbcTemplate, JPA or Spring Data
+      } catch (StaleLeaseWriteException e) {
+        log.warn("no longer the holder of billing-nightly, stopping: {}", e.getMessage());
+        return; // this charge rolled back; the instance holding the lease now carries on
+      }
     }
   }
   // README:
