@@ -23,6 +23,9 @@ AS $$ SELECT ('x' OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.pg_walfil
 
 UPDATE "${fencingSchema}".fence SET epoch = "${fencingSchema}".fence_epoch();
 
+-- A row written without an epoch (by hand, by an older client) is of the server's current epoch.
+ALTER TABLE "${fencingSchema}".fence ALTER COLUMN epoch SET DEFAULT "${fencingSchema}".fence_epoch();
+
 COMMENT ON FUNCTION "${fencingSchema}".fence_epoch() IS
     'fencing: the epoch of this server, its current WAL timeline (changes at every promotion, never goes back).';
 

@@ -40,6 +40,15 @@ public class FencingProperties {
    */
   private Boolean triggerMode;
 
+  /**
+   * What happens to plain SQL (JdbcTemplate, JPA/Hibernate, Spring Data) that may write a fenced
+   * table inside a scope: {@code rewrite} (the default) rewrites what the library can prove into
+   * the guarded form and needs jOOQ ({@code org.jooq:jooq}) on the class path, checked at startup;
+   * {@code refuse} refuses such statements (use trigger mode, {@code GuardedStatements} or {@code
+   * FencedDsl} for those writes).
+   */
+  private FenceOptions.PlainSql plainSql = FenceOptions.PlainSql.REWRITE;
+
   /** Prefix of every Redis key of the lease manager. */
   private String keyPrefix = LeaseOptions.DEFAULT_KEY_PREFIX;
 
@@ -181,11 +190,12 @@ public class FencingProperties {
   /** Returns the fence options these properties describe. */
   public FenceOptions toFenceOptions() {
     return new FenceOptions(
-        schema,
-        registrationLockTimeout,
-        registrationTimeout,
-        effectiveTriggerMode(),
-        endStaleBlockers);
+            schema,
+            registrationLockTimeout,
+            registrationTimeout,
+            effectiveTriggerMode(),
+            endStaleBlockers)
+        .withPlainSql(plainSql);
   }
 
   /** Returns the lease manager options these properties describe. */
@@ -224,6 +234,14 @@ public class FencingProperties {
 
   public Boolean getTriggerMode() {
     return triggerMode;
+  }
+
+  public FenceOptions.PlainSql getPlainSql() {
+    return plainSql;
+  }
+
+  public void setPlainSql(FenceOptions.PlainSql plainSql) {
+    this.plainSql = java.util.Objects.requireNonNull(plainSql, "fencing.plain-sql");
   }
 
   public void setTriggerMode(Boolean triggerMode) {

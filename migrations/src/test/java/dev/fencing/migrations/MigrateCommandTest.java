@@ -111,7 +111,7 @@ class MigrateCommandTest {
     };
     assertThat(run(args)).as(err()).isEqualTo(0);
     assertThat(out())
-        .contains("3 migration(s) applied")
+        .contains("4 migration(s) applied")
         .contains("fence_token column added: " + app + ".invoices, " + app + ".charges")
         .contains("fencing_enforce trigger installed: " + app + ".charges (strict)");
 

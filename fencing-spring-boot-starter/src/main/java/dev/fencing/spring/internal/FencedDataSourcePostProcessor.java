@@ -34,7 +34,24 @@ public final class FencedDataSourcePostProcessor implements BeanPostProcessor, O
   @Override
   public Object postProcessAfterInitialization(Object bean, String beanName) {
     if (bean instanceof DataSource dataSource && !isFenced(dataSource)) {
-      return FencedDataSource.wrap(dataSource, options.get(), observer);
+      FenceOptions fenceOptions = options.get();
+      try {
+        return FencedDataSource.wrap(dataSource, fenceOptions, observer);
+      } catch (IllegalStateException rewriterMissing) {
+        if (fenceOptions.plainSql() != FenceOptions.PlainSql.REWRITE
+            || !(rewriterMissing.getCause() instanceof LinkageError)) {
+          throw rewriterMissing;
+        }
+        throw new IllegalStateException(
+            "fencing.plain-sql is rewrite (the default): plain SQL that writes fenced tables is"
+                + " rewritten into its guarded form with jOOQ's parser, which needs org.jooq:jooq"
+                + " (3.19) on the class path. Add that dependency, or set fencing.plain-sql=refuse"
+                + " (such statements are then refused; trigger mode, GuardedStatements and FencedDsl"
+                + " need no jOOQ parser) — data source bean '"
+                + beanName
+                + "'",
+            rewriterMissing);
+      }
     }
     return bean;
   }
