@@ -9,6 +9,7 @@ import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseLostException;
 import dev.fencing.jdbc.Fencing;
 import dev.fencing.jdbc.GuardedStatements;
+import dev.fencing.jdbc.LeaseLostSQLException;
 import dev.fencing.jdbc.StaleTokenException;
 import dev.fencing.jdbc.interleaving.InterleavingDb.Holders;
 import dev.fencing.jdbc.interleaving.InterleavingDb.Registration;
@@ -451,8 +452,9 @@ class ReportedFindingsTest {
   @Test
   void finding12_aClientSideRejectionReportsTheTokenTheFenceActuallyHolds() throws Exception {
     // The documented story: a lease the JVM already knows lost is refused before any round trip
-    // with LeaseLostException, which names the lease and its token and claims no fence figure it
-    // did not read (the old StaleTokenException said "current 0" while the fence was at 2).
+    // with LeaseLostSQLException (its cause the LeaseLostException), which names the lease and its
+    // token and claims no fence figure it did not read (the old StaleTokenException said "current
+    // 0" while the fence was at 2).
     String resource = "lost-" + rowIds(1);
     Lease lost = db.leases.acquire(resource, InterleavingDb.LEASE);
     db.registerCommitted(resource, lost.token().value(), lost.leaseId());
@@ -464,7 +466,8 @@ class ReportedFindingsTest {
         successor = db.leases.acquire(resource, InterleavingDb.LEASE);
         db.registerCommitted(resource, successor.token().value(), successor.leaseId());
         assertThatThrownBy(() -> GuardedStatements.update(c, items(), "v = ?", "id = ?"))
-            .isInstanceOf(LeaseLostException.class)
+            .isInstanceOf(LeaseLostSQLException.class)
+            .hasCauseInstanceOf(LeaseLostException.class)
             .hasMessageContaining(resource)
             .hasMessageContaining("token " + lost.token().value())
             .hasMessageNotContaining("current 0");
