@@ -13,6 +13,7 @@ open module dev.fencing.spring {
   requires static transitive dev.fencing.shedlock;
   requires static transitive micrometer.core;
   requires static transitive net.javacrumbs.shedlock.core;
+  requires static spring.boot.actuator;
   requires transitive spring.boot.autoconfigure;
   requires transitive spring.boot;
   requires transitive spring.context;

@@ -311,6 +311,7 @@ public class FencingAutoConfiguration {
    */
   @Bean
   @Order(Ordered.HIGHEST_PRECEDENCE)
+  @SuppressWarnings("exports") // the observers are the starter's own beans (internal)
   public StaleLeaseExceptionTranslator staleLeaseExceptionTranslator(
       ObjectProvider<RefusalObserver> refusalObservers) {
     return new StaleLeaseExceptionTranslator(new RefusalCounting(refusalObservers));
