@@ -16,7 +16,6 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -143,9 +142,6 @@ class OrmDefaultModeTest {
     assertThat(shown).isEqualTo("7s");
   }
 
-  @Disabled(
-      "fencing-jdbc: a rewritten INSERT batched inside a transaction runs on a second statement"
-          + " prepared without the generated-keys request, and getGeneratedKeys reads the first")
   @Test
   void springDataJdbcSaveAllOfNewAggregatesGetsTheirIdsAndStampsEveryRow() throws SQLException {
     List<Long> ids = context.getBean(FencedProbes.class).saveAllUnderFenced(List.of(1L, 2L, 3L));

@@ -100,7 +100,8 @@ public final class FencedConnection extends DelegatingConnection {
    */
   public PreparedStatement prepareGuarded(FenceSql.Guarded sql) throws SQLException {
     Rejections.checkHeld(lease);
-    return new GuardedPreparedStatement(this, delegate.prepareStatement(sql.sql()), sql);
+    return new GuardedPreparedStatement(
+        this, delegate.prepareStatement(sql.sql()), sql, this::prepareUnrouted);
   }
 
   /** Prepares library SQL on the wrapped connection, past the plain SQL policy. */
@@ -340,13 +341,18 @@ public final class FencedConnection extends DelegatingConnection {
       throws SQLException {
     PreparedStatement statement = prepare.prepare(routed);
     if (!routed.equals(sql)) {
-      return new GuardedPreparedStatement(this, statement, FenceSql.Guarded.checkedPerRow(routed));
+      return new GuardedPreparedStatement(
+          this, statement, FenceSql.Guarded.checkedPerRow(routed), prepare);
     }
     return new FencedPreparedStatement<>(this, statement, Routing.of(mayControlTransaction));
   }
 
+  /**
+   * Prepares SQL on the wrapped connection as the caller asked (its key request, result set type,
+   * concurrency and holdability), past the plain SQL policy.
+   */
   @FunctionalInterface
-  private interface Prepare<S> {
+  interface Prepare<S> {
     S prepare(String sql) throws SQLException;
   }
 

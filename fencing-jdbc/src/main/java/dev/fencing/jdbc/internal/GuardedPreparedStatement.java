@@ -15,18 +15,28 @@ import java.util.Map;
  * transaction. A write that affected no row is classified with one read of the fence.
  *
  * <p>Parameters set before the first {@code addBatch} inside a transaction are remembered and
- * replayed onto the batched form; from then on they go straight to it.
+ * replayed onto the batched form; from then on they go straight to it. The batched form is prepared
+ * as the caller prepared this statement (the same request for generated keys); when it ran last,
+ * the generated keys are its own.
  */
 final class GuardedPreparedStatement extends DelegatingBindingStatement {
 
   private final FenceSql.Guarded sql;
+  private final FencedConnection.Prepare<PreparedStatement> prepareBatched;
   private Map<Integer, Binding> bindings;
   private PreparedStatement batch;
 
+  /** Whether the last execution was the batched form's. */
+  private boolean batchRanLast;
+
   GuardedPreparedStatement(
-      FencedConnection connection, PreparedStatement delegate, FenceSql.Guarded sql) {
+      FencedConnection connection,
+      PreparedStatement delegate,
+      FenceSql.Guarded sql,
+      FencedConnection.Prepare<PreparedStatement> prepareBatched) {
     super(connection, delegate, Routing.GUARDED);
     this.sql = sql;
+    this.prepareBatched = prepareBatched;
   }
 
   @Override
@@ -36,7 +46,7 @@ final class GuardedPreparedStatement extends DelegatingBindingStatement {
         delegate.addBatch();
         return;
       }
-      batch = connection.prepareUnrouted(sql.batched());
+      batch = prepareBatched.prepare(sql.batched());
       if (bindings != null) {
         for (Binding binding : bindings.values()) {
           binding.apply(batch);
@@ -57,13 +67,27 @@ final class GuardedPreparedStatement extends DelegatingBindingStatement {
     return batch == null ? super.executeLargeBatch() : verified(() -> batch.executeLargeBatch());
   }
 
+  /** The keys the last execution generated: the batched form's when it ran last. */
+  @Override
+  public FencedResultSet getGeneratedKeys() throws SQLException {
+    return wrap((batchRanLast ? batch : delegate).getGeneratedKeys());
+  }
+
+  @Override
+  <T> T execution(SqlCall<T> call) throws SQLException {
+    batchRanLast = false;
+    return super.execution(call);
+  }
+
   /** Runs the batched form inside its transaction, right after the fence check of the batch. */
   private <T> T verified(SqlCall<T> batchCall) throws SQLException {
     requireTransaction();
     return execution(
         () -> {
           connection.verifyBatch();
-          return batchCall.call();
+          T result = batchCall.call();
+          batchRanLast = true;
+          return result;
         });
   }
 
