@@ -11,9 +11,10 @@ open module dev.fencing.spring {
   requires transitive dev.fencing.schema;
   requires static transitive dev.fencing.micrometer;
   requires static transitive dev.fencing.shedlock;
+  requires static transitive dev.fencing.testing;
   requires static transitive micrometer.core;
   requires static transitive net.javacrumbs.shedlock.core;
-  requires static spring.boot.actuator;
+  requires static spring.boot.actuator; // the optional health indicator
   requires transitive spring.boot.autoconfigure;
   requires transitive spring.boot;
   requires transitive spring.context;

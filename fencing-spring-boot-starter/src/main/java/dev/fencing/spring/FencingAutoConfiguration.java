@@ -311,7 +311,8 @@ public class FencingAutoConfiguration {
    */
   @Bean
   @Order(Ordered.HIGHEST_PRECEDENCE)
-  @SuppressWarnings("exports") // the observers are the starter's own beans (internal)
+  @SuppressWarnings(
+      "exports") // RefusalObserver is internal: Spring supplies it, applications never do
   public StaleLeaseExceptionTranslator staleLeaseExceptionTranslator(
       ObjectProvider<RefusalObserver> refusalObservers) {
     return new StaleLeaseExceptionTranslator(new RefusalCounting(refusalObservers));

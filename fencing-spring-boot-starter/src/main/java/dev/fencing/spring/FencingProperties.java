@@ -73,6 +73,26 @@ public class FencingProperties {
 
   private final ShedLock shedlock = new ShedLock();
 
+  private final Test test = new Test();
+
+  /** Test support, configured when fencing-test-support is on the class path. */
+  public static class Test {
+
+    /**
+     * Whether the lease manager is a fenced in-memory one (no Redis, no RedissonClient bean needed)
+     * and a StaleWriterProbe bean on the fenced DataSource is defined: for Spring Boot tests only.
+     */
+    private boolean inMemoryLeases = false;
+
+    public boolean isInMemoryLeases() {
+      return inMemoryLeases;
+    }
+
+    public void setInMemoryLeases(boolean inMemoryLeases) {
+      this.inMemoryLeases = inMemoryLeases;
+    }
+  }
+
   /** The meters, wired when fencing-micrometer is present and there is a MeterRegistry bean. */
   public static class Metrics {
 
@@ -298,5 +318,9 @@ public class FencingProperties {
 
   public ShedLock getShedlock() {
     return shedlock;
+  }
+
+  public Test getTest() {
+    return test;
   }
 }

@@ -2,6 +2,7 @@ package dev.fencing.spring.internal;
 
 import dev.fencing.spring.StaleLeaseExceptionTranslator;
 import dev.fencing.spring.StaleLeaseWriteException;
+import java.util.Objects;
 import java.util.function.Supplier;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.dao.DataAccessException;
@@ -55,7 +56,11 @@ public final class StaleLeaseTransactionPostProcessor implements BeanPostProcess
 
     StaleLeaseTransactionTemplate(
         TransactionTemplate template, Supplier<StaleLeaseExceptionTranslator> translator) {
-      super(template.getTransactionManager(), template);
+      super(
+          Objects.requireNonNull(
+              template.getTransactionManager(),
+              "the TransactionTemplate bean has no transaction manager"),
+          template);
       this.translator = translator;
     }
 
