@@ -100,8 +100,13 @@ public final class FencedConnection extends DelegatingConnection {
    */
   public PreparedStatement prepareGuarded(FenceSql.Guarded sql) throws SQLException {
     Rejections.checkHeld(lease);
-    return new GuardedPreparedStatement(
-        this, delegate.prepareStatement(sql.sql()), sql, this::prepareUnrouted);
+    PreparedStatement prepared = delegate.prepareStatement(sql.sql());
+    try {
+      return new GuardedPreparedStatement(this, prepared, sql, this::prepareUnrouted);
+    } catch (RuntimeException failure) {
+      prepared.close();
+      throw failure;
+    }
   }
 
   /** Prepares library SQL on the wrapped connection, past the plain SQL policy. */
