@@ -162,13 +162,8 @@ public final class ResourceFence {
    */
   public OptionalLong currentToken(String resource) throws SQLException {
     Objects.requireNonNull(resource, "resource");
-    try (Connection connection = dataSource.getConnection();
-        PreparedStatement read = connection.prepareStatement(dialect(connection).readFence())) {
-      read.setString(1, resource);
-      try (ResultSet row = read.executeQuery()) {
-        return row.next() ? OptionalLong.of(row.getLong(1)) : OptionalLong.empty();
-      }
-    }
+    return readFence(
+        resource, row -> row.next() ? OptionalLong.of(row.getLong(1)) : OptionalLong.empty());
   }
 
   /**
@@ -177,13 +172,26 @@ public final class ResourceFence {
    * registration, a newer one or this one made before the server's last promotion ({@code STALE}).
    */
   FenceClassifier.Verdict check(Lease lease) throws SQLException {
+    return readFence(
+        lease.resource(),
+        row ->
+            row.next()
+                ? FenceClassifier.ofFence(lease, row.getLong(1), row.getString(2))
+                : FenceClassifier.ofFence(lease, 0, null));
+  }
+
+  /** What one row of the fence read (token, lease id on the current epoch) becomes. */
+  private interface FenceRow<T> {
+    T read(ResultSet row) throws SQLException;
+  }
+
+  /** Reads the fence of {@code resource} on a connection of its own. */
+  private <T> T readFence(String resource, FenceRow<T> result) throws SQLException {
     try (Connection connection = dataSource.getConnection();
         PreparedStatement read = connection.prepareStatement(dialect(connection).readFence())) {
-      read.setString(1, lease.resource());
+      read.setString(1, resource);
       try (ResultSet row = read.executeQuery()) {
-        return row.next()
-            ? FenceClassifier.ofFence(lease, row.getLong(1), row.getString(2))
-            : FenceClassifier.ofFence(lease, 0, null);
+        return result.read(row);
       }
     }
   }
