@@ -13,6 +13,7 @@ public record FencingToken(long value) implements Comparable<FencingToken> {
   /**
    * Creates a token.
    *
+   * @param value see {@link #value()}
    * @throws IllegalArgumentException if {@code value} is zero or negative
    */
   public FencingToken {
@@ -32,7 +33,11 @@ public record FencingToken(long value) implements Comparable<FencingToken> {
     return new FencingToken(value);
   }
 
-  /** Returns whether this token was handed out after {@code other}. */
+  /**
+   * {@return whether this token was handed out after {@code other}}
+   *
+   * @param other the token to compare with
+   */
   public boolean isNewerThan(FencingToken other) {
     return value > other.value;
   }

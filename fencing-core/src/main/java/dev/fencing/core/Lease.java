@@ -21,21 +21,21 @@ import java.util.Optional;
  */
 public interface Lease extends AutoCloseable {
 
-  /** Returns the resource this lease is on. */
+  /** {@return the resource this lease is on} */
   String resource();
 
-  /** Returns the fencing token of this acquisition, strictly larger than any earlier one. */
+  /** {@return the fencing token of this acquisition, strictly larger than any earlier one} */
   FencingToken token();
 
-  /** Returns the random, unguessable id of this acquisition. */
+  /** {@return the random, unguessable id of this acquisition} */
   String leaseId();
 
-  /** Returns the lease time: how long the lock lives on the server after each renewal. */
+  /** {@return the lease time: how long the lock lives on the server after each renewal} */
   Duration leaseTime();
 
   /**
-   * Returns whether this holder still considers itself the owner: not released, not lost, and a
-   * renewal (or the acquisition) succeeded recently enough by the local monotonic clock.
+   * {@return whether this holder still considers itself the owner: not released, not lost, and a
+   * renewal (or the acquisition) succeeded recently enough by the local monotonic clock}
    */
   boolean isHeld();
 
@@ -46,7 +46,7 @@ public interface Lease extends AutoCloseable {
    */
   void checkHeld();
 
-  /** Returns why the lease was lost, or empty while it is held or after a normal release. */
+  /** {@return why the lease was lost, or empty while it is held or after a normal release} */
   Optional<LossReason> lossReason();
 
   /**

@@ -7,7 +7,10 @@ package dev.fencing.core;
 public class LeaseLostException extends FencingException {
   private static final long serialVersionUID = 1L;
 
+  /** The resource of the lease. */
   private final String resource;
+
+  /** The fencing token of the lease. */
   private final long token;
 
   /**
@@ -23,12 +26,12 @@ public class LeaseLostException extends FencingException {
     this.token = token.value();
   }
 
-  /** Returns the resource of the lease. */
+  /** {@return the resource of the lease} */
   public String resource() {
     return resource;
   }
 
-  /** Returns the fencing token of the lost lease. */
+  /** {@return the fencing token of the lost lease} */
   public FencingToken token() {
     return new FencingToken(token);
   }

@@ -69,7 +69,7 @@ public interface LeaseManager extends AutoCloseable {
    */
   void advanceTokenFloor(String resource, FencingToken floor);
 
-  /** Returns the options of this manager. */
+  /** {@return the options of this manager} */
   LeaseOptions options();
 
   /**

@@ -33,6 +33,8 @@ public record LeaseOptions(Duration operationTimeout, String keyPrefix) {
   /**
    * Validates the options.
    *
+   * @param operationTimeout see {@link #operationTimeout()}
+   * @param keyPrefix see {@link #keyPrefix()}
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if the operation timeout is not positive or longer than {@link
    *     #MAX_OPERATION_TIMEOUT}, or the key prefix is too long or contains characters other than
@@ -60,7 +62,7 @@ public record LeaseOptions(Duration operationTimeout, String keyPrefix) {
     }
   }
 
-  /** Returns the defaults: a 5 s operation timeout and the key prefix {@code "fencing:"}. */
+  /** {@return the defaults: a 5 s operation timeout and the key prefix {@code "fencing:"}} */
   public static LeaseOptions defaults() {
     return new LeaseOptions(DEFAULT_OPERATION_TIMEOUT, DEFAULT_KEY_PREFIX);
   }

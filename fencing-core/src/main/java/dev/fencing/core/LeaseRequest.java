@@ -39,6 +39,10 @@ public record LeaseRequest(
   /**
    * Validates the request.
    *
+   * @param leaseTime see {@link #leaseTime()}
+   * @param maxWait see {@link #maxWait()}
+   * @param renewing see {@link #renewing()}
+   * @param safetyMargin see {@link #safetyMargin()}
    * @throws NullPointerException if a duration is null
    * @throws IllegalArgumentException if the lease time is shorter than 10 ms or longer than {@link
    *     #MAX_DURATION}, the wait is negative or longer than {@link #MAX_DURATION}, or the safety
@@ -125,7 +129,7 @@ public record LeaseRequest(
     return new LeaseRequest(leaseTime, maxWait, renewing, safetyMargin);
   }
 
-  /** Returns how often a renewing lease renews itself: a third of the lease time. */
+  /** {@return how often a renewing lease renews itself: a third of the lease time} */
   public Duration renewInterval() {
     return leaseTime.dividedBy(3);
   }

@@ -8,6 +8,7 @@ import java.time.Duration;
 public class LeaseUnavailableException extends FencingException {
   private static final long serialVersionUID = 1L;
 
+  /** The resource that could not be acquired. */
   private final String resource;
 
   /**
@@ -32,7 +33,7 @@ public class LeaseUnavailableException extends FencingException {
     this.resource = resource;
   }
 
-  /** Returns the resource that could not be acquired. */
+  /** {@return the resource that could not be acquired} */
   public String resource() {
     return resource;
   }

@@ -60,6 +60,12 @@ public record FenceOptions(
   /**
    * Validates the options.
    *
+   * @param schema see {@link #schema()}
+   * @param registrationLockTimeout see {@link #registrationLockTimeout()}
+   * @param registrationTimeout see {@link #registrationTimeout()}
+   * @param triggerMode see {@link #triggerMode()}
+   * @param endStaleBlockers see {@link #endStaleBlockers()}
+   * @param plainSql see {@link #plainSql()}
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if the schema is not a plain identifier, a duration is shorter
    *     than 1 ms (PostgreSQL counts {@code lock_timeout} in milliseconds, and {@code 0} would mean
@@ -85,6 +91,11 @@ public record FenceOptions(
   /**
    * Creates options that rewrite plain SQL ({@link PlainSql#REWRITE}).
    *
+   * @param schema see {@link #schema()}
+   * @param registrationLockTimeout see {@link #registrationLockTimeout()}
+   * @param registrationTimeout see {@link #registrationTimeout()}
+   * @param triggerMode see {@link #triggerMode()}
+   * @param endStaleBlockers see {@link #endStaleBlockers()}
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException as the canonical constructor
    */
@@ -106,6 +117,10 @@ public record FenceOptions(
   /**
    * Creates options that end stale blockers after one lease time.
    *
+   * @param schema see {@link #schema()}
+   * @param registrationLockTimeout see {@link #registrationLockTimeout()}
+   * @param registrationTimeout see {@link #registrationTimeout()}
+   * @param triggerMode see {@link #triggerMode()}
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException as the canonical constructor
    */
@@ -118,8 +133,8 @@ public record FenceOptions(
   }
 
   /**
-   * Returns the defaults: schema {@code fencing}, registration attempts of 1 s for 2 min in total,
-   * no trigger mode, stale blockers ended after one lease time, plain SQL rewritten.
+   * {@return the defaults: schema {@code fencing}, registration attempts of 1 s for 2 min in total,
+   * no trigger mode, stale blockers ended after one lease time, plain SQL rewritten}
    */
   public static FenceOptions defaults() {
     return new FenceOptions(

@@ -98,22 +98,22 @@ public final class FencedDataSource implements DataSource {
     return new FencedDataSource(delegate, options, observer);
   }
 
-  /** Returns the observer told of rejected stale attempts. */
+  /** {@return the observer told of rejected stale attempts} */
   public FenceObserver observer() {
     return observer;
   }
 
-  /** Returns the resource fence in the same database, for {@link FencedLeaseManager}. */
+  /** {@return the resource fence in the same database, for {@link FencedLeaseManager}} */
   public ResourceFence fence() {
     return fence;
   }
 
-  /** Returns the wrapped data source. */
+  /** {@return the wrapped data source} */
   public DataSource delegate() {
     return delegate;
   }
 
-  /** Returns the fence options. */
+  /** {@return the fence options} */
   public FenceOptions options() {
     return options;
   }

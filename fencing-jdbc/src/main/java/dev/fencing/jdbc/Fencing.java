@@ -140,7 +140,7 @@ public final class Fencing {
       this.thread = thread;
     }
 
-    /** Returns the lease of this scope. */
+    /** {@return the lease of this scope} */
     public Lease lease() {
       return lease;
     }
@@ -176,7 +176,7 @@ public final class Fencing {
     }
   }
 
-  /** Returns the lease of the innermost scope on this thread, or empty outside any scope. */
+  /** {@return the lease of the innermost scope on this thread, or empty outside any scope} */
   public static Optional<Lease> currentLease() {
     return Optional.ofNullable(CURRENT.get());
   }

@@ -20,7 +20,10 @@ public class LeaseLostSQLException extends SQLNonTransientException {
   /** The SQLState of a JDBC call refused because the lease is known to be lost. */
   public static final String SQL_STATE = FenceSchema.SQLSTATE_LEASE_LOST;
 
+  /** The resource of the lost lease. */
   private final String resource;
+
+  /** The fencing token of the lost lease. */
   private final long token;
 
   /**
@@ -35,19 +38,19 @@ public class LeaseLostSQLException extends SQLNonTransientException {
     this.token = cause.token().value();
   }
 
-  /** Returns the resource of the lost lease. */
+  /** {@return the resource of the lost lease} */
   public String resource() {
     return resource;
   }
 
   /**
-   * Returns the fencing token of the lost lease (the token the refused call would have carried).
+   * {@return the fencing token of the lost lease (the token the refused call would have carried)}
    */
   public long attemptedToken() {
     return token;
   }
 
-  /** Returns the lease's loss report. */
+  /** {@return the lease's loss report} */
   @Override
   public synchronized LeaseLostException getCause() {
     return (LeaseLostException) super.getCause();

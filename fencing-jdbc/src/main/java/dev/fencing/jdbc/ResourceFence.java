@@ -51,7 +51,7 @@ public final class ResourceFence {
     this.options = Objects.requireNonNull(options, "options");
   }
 
-  /** Returns the options. */
+  /** {@return the options} */
   public FenceOptions options() {
     return options;
   }

@@ -34,9 +34,16 @@ public class StaleTokenException extends SQLNonTransientException {
     NOT_REGISTERED
   }
 
+  /** Why the write was refused. */
   private final Reason reason;
+
+  /** The resource whose fence rejected the write. */
   private final String resource;
+
+  /** The token the rejected write carried. */
   private final long attemptedToken;
+
+  /** The token registered when the write was rejected, 0 if none. */
   private final long currentToken;
 
   /**
@@ -138,24 +145,24 @@ public class StaleTokenException extends SQLNonTransientException {
         cause);
   }
 
-  /** Returns why the write was refused. */
+  /** {@return why the write was refused} */
   public Reason reason() {
     return reason;
   }
 
-  /** Returns the resource whose fence rejected the write. */
+  /** {@return the resource whose fence rejected the write} */
   public String resource() {
     return resource;
   }
 
-  /** Returns the token the rejected write carried. */
+  /** {@return the token the rejected write carried} */
   public long attemptedToken() {
     return attemptedToken;
   }
 
   /**
-   * Returns the token registered for the resource (or stored in the row a newer holder wrote) when
-   * the write was rejected, 0 if no holder is registered.
+   * {@return the token registered for the resource (or stored in the row a newer holder wrote) when
+   * the write was rejected, 0 if no holder is registered}
    */
   public long currentToken() {
     return currentToken;

@@ -9,39 +9,55 @@ import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LeaseRequest;
 import dev.fencing.core.RedisLeaseManager;
 import dev.fencing.core.testing.RedisServers;
+import dev.fencing.jdbc.jooq.FencedDsl;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
+import org.jooq.DSLContext;
+import org.jooq.Record;
+import org.jooq.SQLDialect;
+import org.jooq.TableField;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+import org.jooq.impl.TableImpl;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The lease examples of README.md, as written there: each block between {@code // README:} markers
- * below must appear verbatim in a {@code java} block of the README, and the core one runs.
+ * The lease and write examples, as written in the docs: the first block between {@code // README:}
+ * markers below must appear verbatim in docs/leases.md (and runs), the others in README.md.
  */
 class ReadmeExamplesTest {
 
   private static final Logger log = LoggerFactory.getLogger(ReadmeExamplesTest.class);
   private static final Path README = Path.of("..", "README.md");
+  private static final Path LEASES_PAGE = Path.of("..", "docs", "leases.md");
   private static final Path SOURCE =
       Path.of("src", "test", "java", "dev", "fencing", "jdbc", "ReadmeExamplesTest.java");
 
   private final List<FencingToken> jobsRun = new ArrayList<>();
 
   @Test
-  void theLeaseExamplesInTheReadmeAreTheOnesCompiledHere() throws IOException {
-    String readme = Files.readString(README);
+  void theExamplesInTheDocsAreTheOnesCompiledHere() throws IOException {
     List<String> snippets = snippets(Files.readString(SOURCE));
-    assertThat(snippets).hasSize(2);
-    for (String snippet : snippets) {
+    assertThat(snippets).hasSize(4);
+    assertThat(Files.readString(LEASES_PAGE))
+        .as("docs/leases.md contains, verbatim:%n%s", snippets.get(0))
+        .contains(snippets.get(0));
+    String readme = Files.readString(README);
+    for (String snippet : snippets.subList(1, snippets.size())) {
       assertThat(readme).as("README.md contains, verbatim:%n%s", snippet).contains(snippet);
     }
   }
@@ -87,6 +103,50 @@ class ReadmeExamplesTest {
       }
     }
     // README:end
+  }
+
+  @SuppressWarnings("unused") // compiled, not run: the writes are exercised by the other tests
+  private static void writeInThreeWays(FencedDataSource db) {
+    class GuardedInvoiceDao {
+      // README:begin
+      void markPaid(long invoiceId) throws SQLException {
+        try (Connection c = db.getConnection();
+            PreparedStatement update =
+                GuardedStatements.update(c, "invoices", "status = ?", "id = ?")) {
+          update.setString(1, "PAID");
+          update.setLong(2, invoiceId);
+          update.executeUpdate(); // StaleTokenException if a newer holder registered
+        }
+      }
+      // README:end
+    }
+    class JooqInvoiceDao {
+      // README:begin
+      FencedDsl fenced = new FencedDsl(FenceOptions.defaults());
+      DSLContext ctx = DSL.using(db, SQLDialect.POSTGRES);
+
+      void markPaid(long invoiceId) {
+        fenced.update(ctx, INVOICES, Map.of(INVOICES.STATUS, "PAID"), INVOICES.ID.eq(invoiceId));
+      }
+      // README:end
+    }
+  }
+
+  /**
+   * The {@code invoices} table of the README's jOOQ example, as jOOQ's code generator shapes it.
+   */
+  private static final Invoices INVOICES = new Invoices();
+
+  /** A table as jOOQ's code generator writes one, with the two columns the example uses. */
+  private static final class Invoices extends TableImpl<Record> {
+    private static final long serialVersionUID = 1L;
+
+    final TableField<Record, Long> ID = createField(DSL.name("id"), SQLDataType.BIGINT);
+    final TableField<Record, String> STATUS = createField(DSL.name("status"), SQLDataType.CLOB);
+
+    Invoices() {
+      super(DSL.name("invoices"));
+    }
   }
 
   private void runJob(FencingToken token) {

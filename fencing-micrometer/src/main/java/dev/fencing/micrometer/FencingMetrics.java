@@ -79,14 +79,14 @@ public final class FencingMetrics {
     this.fenceMeters = new FenceMeters(registry, tagResource);
   }
 
-  /** Returns the observer to pass to {@code RedisLeaseManager.create}: losses, active leases. */
+  /** {@return the observer to pass to {@code RedisLeaseManager.create}: losses, active leases} */
   public LeaseObserver leaseObserver() {
     return leaseMeters;
   }
 
   /**
-   * Returns the observer to pass to {@code FencedLeaseManager} (registrations, recoveries) and to
-   * {@code FencedDataSource.wrap} (rejected writes).
+   * {@return the observer to pass to {@code FencedLeaseManager} (registrations, recoveries) and to
+   * {@code FencedDataSource.wrap} (rejected writes)}
    */
   public FenceObserver fenceObserver() {
     return fenceMeters;

@@ -19,6 +19,8 @@ public record FencedLockOptions(String resourcePrefix, boolean keepAlive) {
   /**
    * Validates the options.
    *
+   * @param resourcePrefix see {@link #resourcePrefix()}
+   * @param keepAlive see {@link #keepAlive()}
    * @throws NullPointerException if {@code resourcePrefix} is null
    * @throws IllegalArgumentException if {@code resourcePrefix} is too long or has other characters
    */
@@ -27,7 +29,7 @@ public record FencedLockOptions(String resourcePrefix, boolean keepAlive) {
     LockNames.validatePrefix(resourcePrefix);
   }
 
-  /** Returns the defaults: no prefix, no keep-alive. */
+  /** {@return the defaults: no prefix, no keep-alive} */
   public static FencedLockOptions defaults() {
     return new FencedLockOptions("", false);
   }

@@ -39,21 +39,37 @@ public @interface Fenced {
 
   /**
    * The resource the lease is on, shared by every instance that must not run the method at once.
+   *
+   * @return the resource name
    */
   String resource();
 
-  /** How long the lease lives on the server after acquisition and after each renewal. */
+  /**
+   * How long the lease lives on the server after acquisition and after each renewal.
+   *
+   * @return the lease time, as {@code "30s"} or {@code "5m"}
+   */
   String leaseTime() default "1m";
 
-  /** How long to wait for the current holder; {@code "0s"} tries once. */
+  /**
+   * How long to wait for the current holder; {@code "0s"} tries once.
+   *
+   * @return the longest wait, as {@code "0s"} or {@code "10s"}
+   */
   String maxWait() default "0s";
 
   /**
    * Whether the lease renews itself while the method runs. With {@code false} the method must end
    * within {@link #leaseTime()}: its writes are rejected afterwards.
+   *
+   * @return whether the lease renews itself
    */
   boolean renew() default true;
 
-  /** What to do when another holder has the lease. */
+  /**
+   * What to do when another holder has the lease.
+   *
+   * @return skip the run, or fail
+   */
   OnUnavailable onUnavailable() default OnUnavailable.SKIP;
 }

@@ -84,10 +84,19 @@ public class FencingProperties {
      */
     private boolean inMemoryLeases = false;
 
+    /**
+     * {@return whether the lease manager is a fenced in-memory one (no Redis, no RedissonClient
+     * bean needed) and a StaleWriterProbe bean on the fenced DataSource is defined}
+     */
     public boolean isInMemoryLeases() {
       return inMemoryLeases;
     }
 
+    /**
+     * @param inMemoryLeases whether the lease manager is a fenced in-memory one (no Redis, no
+     *     RedissonClient bean needed) and a StaleWriterProbe bean on the fenced DataSource is
+     *     defined
+     */
     public void setInMemoryLeases(boolean inMemoryLeases) {
       this.inMemoryLeases = inMemoryLeases;
     }
@@ -105,18 +114,26 @@ public class FencingProperties {
      */
     private boolean tagResource = false;
 
+    /** {@return whether the starter publishes the meters} */
     public boolean isEnabled() {
       return enabled;
     }
 
+    /**
+     * @param enabled whether the starter publishes the meters
+     */
     public void setEnabled(boolean enabled) {
       this.enabled = enabled;
     }
 
+    /** {@return whether every meter carries the tag {@code resource}} */
     public boolean isTagResource() {
       return tagResource;
     }
 
+    /**
+     * @param tagResource whether every meter carries the tag {@code resource}
+     */
     public void setTagResource(boolean tagResource) {
       this.tagResource = tagResource;
     }
@@ -134,26 +151,42 @@ public class FencingProperties {
     /** Whether the lease renews itself while the task runs (instead of KeepAliveLockProvider). */
     private boolean keepAlive = false;
 
+    /** {@return whether the starter configures the fenced ShedLock LockProvider} */
     public boolean isEnabled() {
       return enabled;
     }
 
+    /**
+     * @param enabled whether the starter configures the fenced ShedLock LockProvider
+     */
     public void setEnabled(boolean enabled) {
       this.enabled = enabled;
     }
 
+    /** {@return the prefix put before every lock name to make the resource name} */
     public String getResourcePrefix() {
       return resourcePrefix;
     }
 
+    /**
+     * @param resourcePrefix the prefix put before every lock name to make the resource name
+     */
     public void setResourcePrefix(String resourcePrefix) {
       this.resourcePrefix = resourcePrefix;
     }
 
+    /**
+     * {@return whether the lease renews itself while the task runs (instead of
+     * KeepAliveLockProvider)}
+     */
     public boolean isKeepAlive() {
       return keepAlive;
     }
 
+    /**
+     * @param keepAlive whether the lease renews itself while the task runs (instead of
+     *     KeepAliveLockProvider)
+     */
     public void setKeepAlive(boolean keepAlive) {
       this.keepAlive = keepAlive;
     }
@@ -174,40 +207,60 @@ public class FencingProperties {
     /** How the trigger treats a write that carries no lease. */
     private EnforcementMode enforcementMode = EnforcementMode.STRICT;
 
+    /** {@return whether the starter applies the fence migrations at startup} */
     public boolean isEnabled() {
       return enabled;
     }
 
+    /**
+     * @param enabled whether the starter applies the fence migrations at startup
+     */
     public void setEnabled(boolean enabled) {
       this.enabled = enabled;
     }
 
+    /**
+     * {@return the tables that get the {@code fence_token} column ({@code table} or {@code
+     * schema.table})}
+     */
     public List<String> getTables() {
       return tables;
     }
 
+    /**
+     * @param tables the tables that get the {@code fence_token} column ({@code table} or {@code
+     *     schema.table})
+     */
     public void setTables(List<String> tables) {
       this.tables = tables;
     }
 
+    /** {@return the tables that also get the {@code fencing_enforce} trigger} */
     public List<String> getEnforce() {
       return enforce;
     }
 
+    /**
+     * @param enforce the tables that also get the {@code fencing_enforce} trigger
+     */
     public void setEnforce(List<String> enforce) {
       this.enforce = enforce;
     }
 
+    /** {@return how the trigger treats a write that carries no lease} */
     public EnforcementMode getEnforcementMode() {
       return enforcementMode;
     }
 
+    /**
+     * @param enforcementMode how the trigger treats a write that carries no lease
+     */
     public void setEnforcementMode(EnforcementMode enforcementMode) {
       this.enforcementMode = enforcementMode;
     }
   }
 
-  /** Returns the fence options these properties describe. */
+  /** {@return the fence options these properties describe} */
   public FenceOptions toFenceOptions() {
     return new FenceOptions(
             schema,
@@ -218,108 +271,169 @@ public class FencingProperties {
         .withPlainSql(plainSql);
   }
 
-  /** Returns the lease manager options these properties describe. */
+  /** {@return the lease manager options these properties describe} */
   public LeaseOptions toLeaseOptions() {
     return new LeaseOptions(operationTimeout, keyPrefix);
   }
 
-  /** Returns the trigger mode: as set, or on when some table is enforced. */
+  /** {@return the trigger mode: as set, or on when some table is enforced} */
   public boolean effectiveTriggerMode() {
     return triggerMode != null ? triggerMode : !migrations.getEnforce().isEmpty();
   }
 
+  /** {@return whether the starter configures anything at all} */
   public boolean isEnabled() {
     return enabled;
   }
 
+  /**
+   * @param enabled whether the starter configures anything at all
+   */
   public void setEnabled(boolean enabled) {
     this.enabled = enabled;
   }
 
+  /** {@return whether to lock only} */
   public boolean isLockOnly() {
     return lockOnly;
   }
 
+  /**
+   * @param lockOnly whether to lock only
+   */
   public void setLockOnly(boolean lockOnly) {
     this.lockOnly = lockOnly;
   }
 
+  /**
+   * {@return the schema of the fence table, the trigger functions and the fencing migrations'
+   * history table}
+   */
   public String getSchema() {
     return schema;
   }
 
+  /**
+   * @param schema the schema of the fence table, the trigger functions and the fencing migrations'
+   *     history table
+   */
   public void setSchema(String schema) {
     this.schema = schema;
   }
 
+  /**
+   * {@return whether fenced connections carry the lease as settings for the enforcement trigger, or
+   * null when unset}
+   */
   public Boolean getTriggerMode() {
     return triggerMode;
   }
 
+  /**
+   * {@return what happens to plain SQL (JdbcTemplate, JPA/Hibernate, Spring Data) that may write a
+   * fenced table inside a scope}
+   */
   public FenceOptions.PlainSql getPlainSql() {
     return plainSql;
   }
 
+  /**
+   * @param plainSql what happens to plain SQL (JdbcTemplate, JPA/Hibernate, Spring Data) that may
+   *     write a fenced table inside a scope
+   */
   public void setPlainSql(FenceOptions.PlainSql plainSql) {
     this.plainSql = java.util.Objects.requireNonNull(plainSql, "fencing.plain-sql");
   }
 
+  /**
+   * @param triggerMode whether fenced connections carry the lease as settings for the enforcement
+   *     trigger
+   */
   public void setTriggerMode(Boolean triggerMode) {
     this.triggerMode = triggerMode;
   }
 
+  /** {@return the prefix of every Redis key of the lease manager} */
   public String getKeyPrefix() {
     return keyPrefix;
   }
 
+  /**
+   * @param keyPrefix the prefix of every Redis key of the lease manager
+   */
   public void setKeyPrefix(String keyPrefix) {
     this.keyPrefix = keyPrefix;
   }
 
+  /** {@return the bound of one call to Redis (an acquire attempt, a renewal, a release)} */
   public Duration getOperationTimeout() {
     return operationTimeout;
   }
 
+  /**
+   * @param operationTimeout the bound of one call to Redis (an acquire attempt, a renewal, a
+   *     release)
+   */
   public void setOperationTimeout(Duration operationTimeout) {
     this.operationTimeout = operationTimeout;
   }
 
+  /** {@return the lock timeout of one registration attempt in the fence} */
   public Duration getRegistrationLockTimeout() {
     return registrationLockTimeout;
   }
 
+  /**
+   * @param registrationLockTimeout the lock timeout of one registration attempt in the fence
+   */
   public void setRegistrationLockTimeout(Duration registrationLockTimeout) {
     this.registrationLockTimeout = registrationLockTimeout;
   }
 
+  /** {@return how long registering a lease in the fence may take in total} */
   public Duration getRegistrationTimeout() {
     return registrationTimeout;
   }
 
+  /**
+   * @param registrationTimeout how long registering a lease in the fence may take in total
+   */
   public void setRegistrationTimeout(Duration registrationTimeout) {
     this.registrationTimeout = registrationTimeout;
   }
 
+  /**
+   * {@return whether a registration that waited one lease time for the fence row ends the sessions
+   * that still lock it for an older registration}
+   */
   public boolean isEndStaleBlockers() {
     return endStaleBlockers;
   }
 
+  /**
+   * @param endStaleBlockers whether a registration that waited one lease time for the fence row
+   *     ends the sessions that still lock it for an older registration
+   */
   public void setEndStaleBlockers(boolean endStaleBlockers) {
     this.endStaleBlockers = endStaleBlockers;
   }
 
+  /** {@return the {@code fencing.migrations.*} properties} */
   public Migrations getMigrations() {
     return migrations;
   }
 
+  /** {@return the {@code fencing.metrics.*} properties} */
   public Metrics getMetrics() {
     return metrics;
   }
 
+  /** {@return the {@code fencing.shedlock.*} properties} */
   public ShedLock getShedlock() {
     return shedlock;
   }
 
+  /** {@return the {@code fencing.test.*} properties} */
   public Test getTest() {
     return test;
   }

@@ -32,9 +32,16 @@ public class StaleLeaseWriteException extends NonTransientDataAccessException {
     JVM
   }
 
+  /** Who refused the write. */
   private final RefusedBy refusedBy;
+
+  /** The resource of the lease, or null when unknown. */
   private final String resource;
+
+  /** The token the refused write carried, or null when unknown. */
   private final Long attemptedToken;
+
+  /** The token the fence held when the database refused the write, or null. */
   private final Long currentToken;
 
   /**
@@ -80,41 +87,41 @@ public class StaleLeaseWriteException extends NonTransientDataAccessException {
     return RefusedBy.DATABASE;
   }
 
-  /** Returns who refused the write. */
+  /** {@return who refused the write} */
   public RefusedBy refusedBy() {
     return refusedBy;
   }
 
   /**
-   * Returns the resource of the lease, when the refusal came through fencing-jdbc (a trigger's
-   * {@code ZF001} raised on a connection that is not fenced carries none).
+   * {@return the resource of the lease, when the refusal came through fencing-jdbc (a trigger's
+   * {@code ZF001} raised on a connection that is not fenced carries none)}
    */
   public Optional<String> resource() {
     return Optional.ofNullable(resource);
   }
 
-  /** Returns the fencing token the refused write carried, when known. */
+  /** {@return the fencing token the refused write carried, when known} */
   public OptionalLong attemptedToken() {
     return attemptedToken == null ? OptionalLong.empty() : OptionalLong.of(attemptedToken);
   }
 
   /**
-   * Returns the token the fence held when the database refused the write (0 if none was
-   * registered); empty when the JVM refused it, since nothing was asked of the database.
+   * {@return the token the fence held when the database refused the write (0 if none was
+   * registered); empty when the JVM refused it, since nothing was asked of the database}
    */
   public OptionalLong currentToken() {
     return currentToken == null ? OptionalLong.empty() : OptionalLong.of(currentToken);
   }
 
   /**
-   * Returns fencing-jdbc's description of the database's refusal (resource, attempted and current
-   * token), when the database refused the write through a fenced connection.
+   * {@return fencing-jdbc's description of the database's refusal (resource, attempted and current
+   * token), when the database refused the write through a fenced connection}
    */
   public Optional<StaleTokenException> staleToken() {
     return inChain(StaleTokenException.class);
   }
 
-  /** Returns the lease's loss report, when the JVM refused the write. */
+  /** {@return the lease's loss report, when the JVM refused the write} */
   public Optional<LeaseLostException> leaseLost() {
     return inChain(LeaseLostException.class);
   }

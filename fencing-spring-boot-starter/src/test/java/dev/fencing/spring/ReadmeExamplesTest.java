@@ -21,33 +21,43 @@ import org.springframework.boot.context.properties.source.MapConfigurationProper
 
 /**
  * The Spring Boot and ShedLock sections of README.md show the jobs compiled in the {@code readme}
- * package (between their {@code // README:} markers), and every {@code fencing.*} property the
- * README sets binds to {@link FencingProperties}.
+ * package (between their {@code // README:} markers), docs/spring-boot.md its RedissonClient recipe
+ * and docs/testing.md the {@code @SpringBootTest} with the probe, and every {@code fencing.*}
+ * property the README sets binds to {@link FencingProperties}.
  */
 class ReadmeExamplesTest {
 
   private static final Path README = Path.of("..", "README.md");
+  private static final Path SPRING_BOOT_PAGE = Path.of("..", "docs", "spring-boot.md");
+  private static final Path TESTING_PAGE = Path.of("..", "docs", "testing.md");
   private static final Path READMES = Path.of("src", "test", "java", "dev", "fencing", "spring");
   private static final Path JOB = READMES.resolve(Path.of("readme", "NightlyBilling.java"));
   private static final Path SHEDLOCK_JOB =
       READMES.resolve(Path.of("readme", "ShedLockNightlyBilling.java"));
   private static final Path REDISSON = READMES.resolve(Path.of("readme", "RedissonConfig.java"));
+  private static final Path PROBE_TEST =
+      READMES.resolve(Path.of("readme", "InMemoryProbeExample.java"));
   private static final Path PROPERTIES =
       Path.of("src", "test", "resources", "readme-application.properties");
 
   @Test
   void theReadmeShowsTheCompiledJob() throws IOException {
-    assertReadmeShows(JOB);
+    assertPageShows(README, JOB);
   }
 
   @Test
   void theReadmeShowsTheCompiledShedLockJob() throws IOException {
-    assertReadmeShows(SHEDLOCK_JOB);
+    assertPageShows(README, SHEDLOCK_JOB);
   }
 
   @Test
-  void theReadmeShowsTheCompiledRedissonRecipe() throws IOException {
-    assertReadmeShows(REDISSON);
+  void theSpringBootPageShowsTheCompiledRedissonRecipe() throws IOException {
+    assertPageShows(SPRING_BOOT_PAGE, REDISSON);
+  }
+
+  @Test
+  void theTestingPageShowsTheCompiledSpringBootProbeTest() throws IOException {
+    assertPageShows(TESTING_PAGE, PROBE_TEST);
   }
 
   @Test
@@ -69,14 +79,14 @@ class ReadmeExamplesTest {
         .get();
   }
 
-  private static void assertReadmeShows(Path source) throws IOException {
+  private static void assertPageShows(Path page, Path source) throws IOException {
     Matcher m =
         Pattern.compile("// README:\\n(.*?)\\n\\s*// README:", Pattern.DOTALL)
             .matcher(Files.readString(source));
     assertThat(m.find()).as("markers in %s", source).isTrue();
     String snippet = m.group(1).stripIndent();
-    assertThat(Files.readString(README))
-        .as("README.md contains, verbatim:%n%s", snippet)
+    assertThat(Files.readString(page))
+        .as("%s contains, verbatim:%n%s", page, snippet)
         .contains(snippet);
   }
 

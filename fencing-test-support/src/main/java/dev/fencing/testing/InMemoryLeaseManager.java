@@ -150,7 +150,7 @@ public final class InMemoryLeaseManager implements LeaseManager {
     return lifecycle.options();
   }
 
-  /** Returns the clock this manager's leases judge time by. */
+  /** {@return the clock this manager's leases judge time by} */
   public SettableClock clock() {
     return clock;
   }

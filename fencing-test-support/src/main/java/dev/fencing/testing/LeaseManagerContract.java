@@ -101,17 +101,21 @@ public abstract class LeaseManagerContract {
    */
   protected void removeKeys(String keyPrefix) {}
 
-  /** Returns this test's key prefix. */
+  /** {@return this test's key prefix} */
   protected String prefix() {
     return prefix;
   }
 
-  /** Returns a resource name unique to this test. */
+  /**
+   * {@return a resource name unique to this test}
+   *
+   * @param name the name the test gives the resource
+   */
   protected String resource(String name) {
     return name + suffix;
   }
 
-  /** Returns a new manager with this test's prefix, closed after the test. */
+  /** {@return a new manager with this test's prefix, closed after the test} */
   protected LeaseManager manager() {
     return manager(LeaseObserver.NONE);
   }

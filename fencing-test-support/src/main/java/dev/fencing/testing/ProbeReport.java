@@ -34,40 +34,40 @@ public final class ProbeReport {
     this.staleRunThrew = staleRunThrew;
   }
 
-  /** Returns whether the code is fenced: no finding. */
+  /** {@return whether the code is fenced: no finding} */
   public boolean fenced() {
     return findings.isEmpty();
   }
 
-  /** Returns the findings, each a paragraph saying what is wrong and what to do. */
+  /** {@return the findings, each a paragraph saying what is wrong and what to do} */
   public List<String> findings() {
     return findings;
   }
 
-  /** Returns the names ({@code schema.table}) of the tables the stale run changed. */
+  /** {@return the names ({@code schema.table}) of the tables the stale run changed} */
   public List<String> changedTables() {
     return changes.stream().map(c -> c.table().qualified()).toList();
   }
 
-  /** Returns the names of the tables the probe compared, fenced or not. */
+  /** {@return the names of the tables the probe compared, fenced or not} */
   public List<String> probedTables() {
     return tables.stream().map(Table::qualified).toList();
   }
 
   /**
-   * Returns the SQL the {@link dev.fencing.jdbc.FencedDataSource} sent during the stale run, if its
-   * pool is a {@link RecordingDataSource}; otherwise empty.
+   * {@return the SQL the {@link dev.fencing.jdbc.FencedDataSource} sent during the stale run, if
+   * its pool is a {@link RecordingDataSource}; otherwise empty}
    */
   public List<String> staleRunSql() {
     return sql;
   }
 
-  /** Returns what the stale run threw, if anything. */
+  /** {@return what the stale run threw, if anything} */
   public Optional<Throwable> staleRunThrew() {
     return staleRunThrew;
   }
 
-  /** Returns the report as text, as the probe's assertion message. */
+  /** {@return the report as text, as the probe's assertion message} */
   public String describe() {
     if (fenced()) {
       return "fenced: the stale holder's run on \""

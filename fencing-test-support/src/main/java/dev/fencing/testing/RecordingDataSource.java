@@ -63,7 +63,7 @@ public final class RecordingDataSource implements DataSource {
     return new RecordingDataSource(Objects.requireNonNull(delegate, "delegate"));
   }
 
-  /** Returns the wrapped data source. */
+  /** {@return the wrapped data source} */
   public DataSource delegate() {
     return delegate;
   }

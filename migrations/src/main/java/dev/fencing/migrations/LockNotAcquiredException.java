@@ -10,8 +10,13 @@ import java.time.Duration;
 public final class LockNotAcquiredException extends FencingMigrationException {
   private static final long serialVersionUID = 1L;
 
+  /** The table whose lock was not acquired. */
   private final String table;
+
+  /** How many attempts were made. */
   private final int attempts;
+
+  /** How long the attempts took in total. */
   private final Duration elapsed;
 
   /**

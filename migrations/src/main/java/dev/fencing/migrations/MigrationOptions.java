@@ -47,6 +47,12 @@ public record MigrationOptions(
   /**
    * Validates and copies the arguments.
    *
+   * @param schema see {@link #schema()}
+   * @param fencedTables see {@link #fencedTables()}
+   * @param enforcedTables see {@link #enforcedTables()}
+   * @param lockTimeout see {@link #lockTimeout()}
+   * @param maxAttempts see {@link #maxAttempts()}
+   * @param maxTotalWait see {@link #maxTotalWait()}
    * @throws IllegalArgumentException naming the bad value if the schema or a table name is not a
    *     plain identifier, or a timeout or bound is not positive
    * @throws NullPointerException if a list, map, mode or duration is null

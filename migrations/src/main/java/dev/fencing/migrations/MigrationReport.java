@@ -35,6 +35,16 @@ public record MigrationReport(
   /**
    * Copies the lists.
    *
+   * @param schema see {@link #schema()}
+   * @param schemaMigrationsApplied see {@link #schemaMigrationsApplied()}
+   * @param schemaVersion see {@link #schemaVersion()}
+   * @param columnsAdded see {@link #columnsAdded()}
+   * @param columnsAlreadyPresent see {@link #columnsAlreadyPresent()}
+   * @param triggersInstalled see {@link #triggersInstalled()}
+   * @param triggersAlreadyPresent see {@link #triggersAlreadyPresent()}
+   * @param ddlStatements see {@link #ddlStatements()}
+   * @param attempts see {@link #attempts()}
+   * @param maxLockHeld see {@link #maxLockHeld()}
    * @throws NullPointerException if a list or the duration is null
    */
   public MigrationReport {

@@ -81,6 +81,7 @@ public final class FencedDsl {
   /**
    * The current scope's token, as a bind value.
    *
+   * @return the token, as an inline {@code BIGINT}
    * @throws IllegalStateException outside a {@link Fencing} scope
    */
   public Field<Long> token() {
@@ -124,12 +125,22 @@ public final class FencedDsl {
     return CustomCondition.of(ctx -> ctx.sql(sql));
   }
 
-  /** The fence column of {@code table}. */
+  /**
+   * The fence column of {@code table}.
+   *
+   * @param table a fenced table
+   * @return its {@code fence_token} column
+   */
   public Field<Long> fenceColumn(Table<?> table) {
     return DSL.field(table.getQualifiedName().append(FENCE_COLUMN), SQLDataType.BIGINT);
   }
 
-  /** The column of {@code table} that names the resource whose holder wrote the row. */
+  /**
+   * The column of {@code table} that names the resource whose holder wrote the row.
+   *
+   * @param table a fenced table
+   * @return its {@code fence_resource} column
+   */
   public Field<String> resourceColumn(Table<?> table) {
     return DSL.field(
         table.getQualifiedName().append(FenceSchema.RESOURCE_COLUMN), SQLDataType.CLOB);
@@ -157,6 +168,8 @@ public final class FencedDsl {
    * with {@link SQLDialectNotSupportedException}. A query it refuses affects no row: unlike {@link
    * #update}, nothing classifies that as stale.
    *
+   * @param table the fenced table the query writes
+   * @return the row guard and the resource fence, as one condition
    * @throws IllegalStateException outside a {@link Fencing} scope
    */
   public Condition guard(Table<?> table) {

@@ -7,7 +7,10 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** The README's RedissonClient recipe; the block between the markers is in README.md verbatim. */
+/**
+ * The RedissonClient recipe of docs/spring-boot.md; the block between the markers is there
+ * verbatim.
+ */
 @Configuration(proxyBeanMethods = false)
 public class RedissonConfig {
 

@@ -17,8 +17,8 @@ import net.javacrumbs.shedlock.core.LockProvider;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 
-/** The "Coming from ShedLock" example of README.md is the one compiled here. */
-class ReadmeShedLockTest {
+/** The "without Spring Boot" example of docs/shedlock.md is the one compiled here. */
+class ShedLockPageExampleTest {
 
   @SuppressWarnings("unused") // compiled; the provider itself is exercised by the other tests
   private static LockProvider swapTheBean(RedissonClient redisson, DataSource hikariDataSource) {
@@ -34,9 +34,10 @@ class ReadmeShedLockTest {
   }
 
   @Test
-  void theReadmeShowsTheExampleCompiledHere() throws IOException {
+  void theShedLockPageShowsTheExampleCompiledHere() throws IOException {
     String source =
-        Files.readString(Path.of("src/test/java/dev/fencing/shedlock/ReadmeShedLockTest.java"));
+        Files.readString(
+            Path.of("src/test/java/dev/fencing/shedlock/ShedLockPageExampleTest.java"));
     String block =
         source.substring(
             source.indexOf("// README:begin\n") + "// README:begin\n".length(),
@@ -45,6 +46,6 @@ class ReadmeShedLockTest {
         Arrays.stream(block.split("\n"))
             .map(line -> line.length() >= 4 ? line.substring(4) : line)
             .collect(Collectors.joining("\n"));
-    assertThat(Files.readString(Path.of("..", "README.md"))).contains(snippet);
+    assertThat(Files.readString(Path.of("..", "docs", "shedlock.md"))).contains(snippet);
   }
 }
