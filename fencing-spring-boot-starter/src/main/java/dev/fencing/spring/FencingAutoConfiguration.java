@@ -14,10 +14,12 @@ import dev.fencing.spring.internal.LeaseTiming;
 import dev.fencing.spring.internal.Observers;
 import dev.fencing.spring.internal.RefusalCounting;
 import dev.fencing.spring.internal.RefusalObserver;
+import dev.fencing.spring.internal.RegistrationWatch;
 import dev.fencing.spring.internal.ScopeLeases;
 import dev.fencing.spring.internal.StaleLeaseJdbcTemplatePostProcessor;
 import dev.fencing.spring.internal.StaleLeaseTransactionPostProcessor;
 import dev.fencing.spring.internal.StaleLeaseTranslation;
+import dev.fencing.spring.internal.UnscopedWrites;
 import java.sql.SQLException;
 import javax.sql.DataSource;
 import org.redisson.api.RedissonClient;
@@ -146,11 +148,16 @@ public class FencingAutoConfiguration {
   static FencedDataSourcePostProcessor fencedDataSourcePostProcessor(
       Environment environment, ObjectProvider<FenceObserver> fenceObservers) {
     return new FencedDataSourcePostProcessor(
-        () ->
-            Binder.get(environment)
-                .bindOrCreate("fencing", FencingProperties.class)
-                .toFenceOptions(),
-        Observers.deferredFence(fenceObservers));
+        () -> properties(environment).toFenceOptions(),
+        Observers.deferredFence(fenceObservers),
+        () -> {
+          FencingProperties.UnscopedWrites mode = properties(environment).getUnscopedWrites();
+          return mode == FencingProperties.UnscopedWrites.IGNORE ? null : new UnscopedWrites(mode);
+        });
+  }
+
+  private static FencingProperties properties(Environment environment) {
+    return Binder.get(environment).bindOrCreate("fencing", FencingProperties.class);
   }
 
   /**
@@ -172,17 +179,37 @@ public class FencingAutoConfiguration {
       name = "lock-only",
       havingValue = "false",
       matchIfMissing = true)
+  @SuppressWarnings("exports") // RegistrationWatch is internal: Spring supplies it
   public FencedLeaseManager fencedLeaseManager(
       RedissonClient redisson,
       DataSource dataSource,
       FencingProperties properties,
       ObjectProvider<LeaseObserver> leaseObservers,
-      ObjectProvider<FenceObserver> fenceObservers) {
+      ObjectProvider<FenceObserver> fenceObservers,
+      RegistrationWatch registrations) {
     return new FencedLeaseManager(
-        RedisLeaseManager.create(
-            redisson, properties.toLeaseOptions(), Observers.lease(leaseObservers)),
+        registrations.watching(
+            RedisLeaseManager.create(
+                redisson, properties.toLeaseOptions(), Observers.lease(leaseObservers))),
         fenced(dataSource).fence(),
         Observers.fence(fenceObservers));
+  }
+
+  /**
+   * The registrations in the fence this instance is making now, for the health indicator; told of
+   * their end as a {@link FenceObserver}.
+   *
+   * @return the watch
+   */
+  @Bean
+  @ConditionalOnProperty(
+      prefix = "fencing",
+      name = "lock-only",
+      havingValue = "false",
+      matchIfMissing = true)
+  @SuppressWarnings("exports") // internal: Spring supplies it, applications never do
+  public RegistrationWatch fencingRegistrationWatch() {
+    return new RegistrationWatch();
   }
 
   /**
@@ -336,9 +363,15 @@ public class FencingAutoConfiguration {
     dev.fencing.spring.internal.FencingHealthIndicator fencingHealthIndicator(
         ObjectProvider<RedissonClient> redisson,
         DataSource dataSource,
-        FencingProperties properties) {
+        FencingProperties properties,
+        ObjectProvider<RegistrationWatch> registrations) {
       return new dev.fencing.spring.internal.FencingHealthIndicator(
-          redisson.getIfUnique(), properties.getKeyPrefix(), dataSource, properties.getSchema());
+          redisson.getIfUnique(),
+          properties.getKeyPrefix(),
+          dataSource,
+          properties.getSchema(),
+          registrations.getIfAvailable(),
+          properties.getRegistrationLockTimeout());
     }
   }
 

@@ -67,6 +67,25 @@ public class FencingProperties {
    */
   private boolean endStaleBlockers = true;
 
+  /**
+   * What happens, in the default mode, to a write on a fenced table made outside any fencing scope
+   * (nothing fences it; a self-invoked {@code @Fenced} method is the usual cause): {@code warn}
+   * (the default) logs it once per table and call site, {@code refuse} refuses it before it reaches
+   * the database, {@code ignore} lets it run unnoticed. Not checked in trigger mode, where the
+   * enforcement trigger decides.
+   */
+  private UnscopedWrites unscopedWrites = UnscopedWrites.WARN;
+
+  /** What happens to a write on a fenced table made outside any fencing scope. */
+  public enum UnscopedWrites {
+    /** Logged once per table and call site (rate-limited); the write runs. */
+    WARN,
+    /** Refused before it reaches the database, with {@link UnfencedWriteRefusedException}. */
+    REFUSE,
+    /** Not checked. */
+    IGNORE
+  }
+
   private final Migrations migrations = new Migrations();
 
   private final Metrics metrics = new Metrics();
@@ -416,6 +435,21 @@ public class FencingProperties {
    */
   public void setEndStaleBlockers(boolean endStaleBlockers) {
     this.endStaleBlockers = endStaleBlockers;
+  }
+
+  /** {@return what happens to a write on a fenced table outside any fencing scope} */
+  public UnscopedWrites getUnscopedWrites() {
+    return unscopedWrites;
+  }
+
+  /**
+   * Sets {@code fencing.unscoped-writes}.
+   *
+   * @param unscopedWrites what happens to a write on a fenced table outside any fencing scope
+   */
+  public void setUnscopedWrites(UnscopedWrites unscopedWrites) {
+    this.unscopedWrites =
+        java.util.Objects.requireNonNull(unscopedWrites, "fencing.unscoped-writes");
   }
 
   /** {@return the {@code fencing.migrations.*} properties} */

@@ -8,14 +8,18 @@ import org.springframework.dao.support.PersistenceExceptionTranslator;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 
 /**
- * Translates "no longer the holder" into {@link StaleLeaseWriteException}, and nothing else: a
- * {@code ZF001} ({@link dev.fencing.jdbc.StaleTokenException}, the database refused) or {@code
- * ZF004} ({@link dev.fencing.jdbc.LeaseLostSQLException}, the JVM refused) SQL exception, or a
- * {@link dev.fencing.core.LeaseLostException}, anywhere in the cause chain. The starter registers
- * it for {@code JdbcTemplate} beans (in front of each template's own translator, see {@link
- * #before}), for {@code @Repository} beans and Spring Data repositories (as a {@link
+ * Translates "no longer the holder" into {@link StaleLeaseWriteException}: a {@code ZF001} ({@link
+ * dev.fencing.jdbc.StaleTokenException}, the database refused) or {@code ZF004} ({@link
+ * dev.fencing.jdbc.LeaseLostSQLException}, the JVM refused) SQL exception, or a {@link
+ * dev.fencing.core.LeaseLostException}, anywhere in the cause chain. The starter registers it for
+ * {@code JdbcTemplate} beans (in front of each template's own translator, see {@link #before}), for
+ * {@code @Repository} beans and Spring Data repositories (as a {@link
  * PersistenceExceptionTranslator}, consulted before the JPA provider's own), for the transaction
  * managers' commits and for the boundaries of {@code @Transactional} and {@code @Fenced} methods.
+ * Fencing's refusals of writes it cannot fence (plain SQL it cannot rewrite, a strictly enforced
+ * table without trigger mode, a write outside any scope with {@code
+ * fencing.unscoped-writes=refuse}) become {@link UnfencedWriteRefusedException}, whose message
+ * names the {@code fencing.*} properties. Everything else is left to the next translator.
  */
 public final class StaleLeaseExceptionTranslator
     implements SQLExceptionTranslator, PersistenceExceptionTranslator {
@@ -76,12 +80,28 @@ public final class StaleLeaseExceptionTranslator
 
   @Override
   public DataAccessException translate(String task, String sql, SQLException ex) {
-    return translateAny(task, sql, ex);
+    return translateFencing(task, sql, ex);
   }
 
   @Override
   public DataAccessException translateExceptionIfPossible(RuntimeException ex) {
-    return translateAny(null, null, ex);
+    return translateFencing(null, null, ex);
+  }
+
+  /**
+   * Returns {@code failure} as a {@link StaleLeaseWriteException} if its cause chain holds a
+   * refusal ("no longer the holder", as {@link #translateAny}), as an {@link
+   * UnfencedWriteRefusedException} if it holds fencing's refusal of a write it cannot fence (its
+   * message then names the {@code fencing.*} properties), else null.
+   *
+   * @param task what was being done, or null
+   * @param sql the SQL, or null
+   * @param failure the failure
+   * @return the translation, or null
+   */
+  public DataAccessException translateFencing(String task, String sql, Throwable failure) {
+    StaleLeaseWriteException stale = translateAny(task, sql, failure);
+    return stale != null ? stale : UnfencedWriteRefusedException.translate(failure);
   }
 
   /**

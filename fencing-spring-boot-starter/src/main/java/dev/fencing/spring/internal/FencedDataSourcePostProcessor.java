@@ -7,6 +7,8 @@ import java.sql.SQLException;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.event.ContextRefreshedEvent;
 import org.springframework.core.Ordered;
 
 /**
@@ -15,10 +17,13 @@ import org.springframework.core.Ordered;
  * (Flyway, the transaction manager, JdbcTemplate, pool metrics through {@code unwrap}) uses the
  * fenced one.
  */
-public final class FencedDataSourcePostProcessor implements BeanPostProcessor, Ordered {
+public final class FencedDataSourcePostProcessor
+    implements BeanPostProcessor, Ordered, ApplicationListener<ContextRefreshedEvent> {
 
   private final Supplier<FenceOptions> options;
   private final FenceObserver observer;
+  private final Supplier<UnscopedWrites> unscopedWrites;
+  private volatile UnscopedWrites checking;
 
   /**
    * Creates the post-processor.
@@ -27,16 +32,48 @@ public final class FencedDataSourcePostProcessor implements BeanPostProcessor, O
    * @param observer told of every stale write the wrapped data sources reject
    */
   public FencedDataSourcePostProcessor(Supplier<FenceOptions> options, FenceObserver observer) {
+    this(options, observer, () -> null);
+  }
+
+  /**
+   * Creates the post-processor.
+   *
+   * @param options the fence options, read when the first data source is wrapped
+   * @param observer told of every stale write the wrapped data sources reject
+   * @param unscopedWrites the check of writes on fenced tables outside any scope, read when the
+   *     first data source is wrapped (null: none); armed when the context is refreshed
+   */
+  public FencedDataSourcePostProcessor(
+      Supplier<FenceOptions> options,
+      FenceObserver observer,
+      Supplier<UnscopedWrites> unscopedWrites) {
     this.options = options;
     this.observer = observer;
+    this.unscopedWrites = unscopedWrites;
+  }
+
+  @Override
+  public void onApplicationEvent(ContextRefreshedEvent event) {
+    UnscopedWrites check = checking;
+    if (check != null) {
+      check.arm();
+    }
   }
 
   @Override
   public Object postProcessAfterInitialization(Object bean, String beanName) {
     if (bean instanceof DataSource dataSource && !isFenced(dataSource)) {
       FenceOptions fenceOptions = options.get();
+      DataSource wrapped = dataSource;
+      if (!fenceOptions.triggerMode()) {
+        UnscopedWrites check = unscopedWrites.get();
+        if (check != null) {
+          checking = check;
+          wrapped = check.screen(dataSource);
+        }
+      }
       try {
-        return FencedDataSource.wrap(dataSource, fenceOptions, observer);
+        return FencedDataSource.wrap(wrapped, fenceOptions, observer);
       } catch (IllegalStateException rewriterMissing) {
         if (fenceOptions.plainSql() != FenceOptions.PlainSql.REWRITE
             || !(rewriterMissing.getCause() instanceof LinkageError)) {

@@ -34,7 +34,7 @@ public final class StaleLeaseJdbcTemplatePostProcessor implements BeanPostProces
             @Override
             public DataAccessException translate(
                 String task, String sql, java.sql.SQLException ex) {
-              DataAccessException stale = translator.get().translateAny(task, sql, ex);
+              DataAccessException stale = translator.get().translateFencing(task, sql, ex);
               return stale != null ? stale : fallback.translate(task, sql, ex);
             }
 

@@ -37,7 +37,7 @@ public final class StaleLeaseTransactionPostProcessor implements BeanPostProcess
       SQLExceptionTranslator fallback = manager.getExceptionTranslator();
       manager.setExceptionTranslator(
           (task, sql, ex) -> {
-            DataAccessException stale = translator.get().translateAny(task, sql, ex);
+            DataAccessException stale = translator.get().translateFencing(task, sql, ex);
             return stale != null ? stale : fallback.translate(task, sql, ex);
           });
     }
@@ -69,7 +69,7 @@ public final class StaleLeaseTransactionPostProcessor implements BeanPostProcess
       try {
         return super.execute(action);
       } catch (RuntimeException e) {
-        StaleLeaseWriteException stale = translator.get().translateAny(null, null, e);
+        DataAccessException stale = translator.get().translateFencing(null, null, e);
         throw stale == null ? e : stale;
       }
     }

@@ -7,6 +7,7 @@ import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.dao.DataAccessException;
 import org.springframework.transaction.annotation.AnnotationTransactionAttributeSource;
 import org.springframework.transaction.interceptor.TransactionAttributeSource;
 
@@ -48,7 +49,7 @@ public final class StaleLeaseTranslation implements MethodInterceptor {
    * @return what to throw
    */
   public static Exception translated(StaleLeaseExceptionTranslator translator, Exception failure) {
-    StaleLeaseWriteException stale = translator.translateAny(null, null, failure);
+    DataAccessException stale = translator.translateFencing(null, null, failure);
     return stale == null ? failure : stale;
   }
 
