@@ -17,7 +17,12 @@ public interface BillingDao {
     /** Wrote one invoice and one charge. */
     CHARGED,
     /** The customer already had an invoice for the period: nothing written. */
-    ALREADY_INVOICED
+    ALREADY_INVOICED,
+    /**
+     * A retry of a charge that had committed (its reply was lost): the database refused the second
+     * charge with the same idempotency key, nothing written.
+     */
+    ALREADY_CHARGED
   }
 
   /** Active customers that have no invoice for {@code period} yet. */
@@ -32,8 +37,11 @@ public interface BillingDao {
 
   /**
    * Bills one customer in one transaction on {@code c}: checks that no invoice exists for the
-   * period, computes the amount, inserts the invoice and its charge, commits. On failure the
-   * transaction is rolled back and the exception rethrown. Leaves {@code c} in auto-commit mode.
+   * period, computes the amount, inserts the invoice and its charge, commits. The charge carries
+   * its idempotency key (run, customer, period): a retry of a charge whose first attempt committed
+   * is refused by the key's unique index and reported as {@link Outcome#ALREADY_CHARGED}. On any
+   * other failure the transaction is rolled back and the exception rethrown. Leaves {@code c} in
+   * auto-commit mode.
    */
   Outcome billCustomer(
       Connection c, Customer customer, String period, String runId, InvoiceCalculator calculator)

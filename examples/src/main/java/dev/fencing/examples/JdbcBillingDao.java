@@ -19,6 +19,7 @@ public final class JdbcBillingDao implements BillingDao {
   private final BillingDatabase database;
   private final String schema;
   private final boolean guarded;
+  private final boolean idempotencyKeys;
   private final String countSql;
   private final String loadSql;
   private final String existsSql;
@@ -31,13 +32,15 @@ public final class JdbcBillingDao implements BillingDao {
    * @param schema the schema holding the billing tables
    */
   public JdbcBillingDao(BillingDatabase database, String schema) {
-    this(database, schema, false);
+    this(database, schema, false, true);
   }
 
-  private JdbcBillingDao(BillingDatabase database, String schema, boolean guarded) {
+  private JdbcBillingDao(
+      BillingDatabase database, String schema, boolean guarded, boolean idempotencyKeys) {
     this.database = database;
     this.schema = schema;
     this.guarded = guarded;
+    this.idempotencyKeys = idempotencyKeys;
     String s = database.quote(schema);
     String notInvoiced =
         " FROM "
@@ -63,13 +66,21 @@ public final class JdbcBillingDao implements BillingDao {
     insertChargeSql =
         "INSERT INTO "
             + s
-            + ".charges (invoice_id, customer_id, period, amount_cents, run_id)"
-            + " VALUES (?, ?, ?, ?, ?)";
+            + ".charges (invoice_id, customer_id, period, amount_cents, run_id, idempotency_key)"
+            + " VALUES (?, ?, ?, ?, ?, ?)";
   }
 
   @Override
   public BillingDao guarded(FenceOptions fence) {
-    return new JdbcBillingDao(database, schema, true);
+    return new JdbcBillingDao(database, schema, true, idempotencyKeys);
+  }
+
+  /**
+   * The same DAO writing its charges without an idempotency key (NULL, not constrained): a retry of
+   * a charge whose reply was lost charges again. For the control of the idempotency test.
+   */
+  public JdbcBillingDao withoutIdempotencyKeys() {
+    return new JdbcBillingDao(database, schema, guarded, false);
   }
 
   @Override
@@ -109,15 +120,25 @@ public final class JdbcBillingDao implements BillingDao {
       Outcome outcome = billInTransaction(c, customer, period, runId, calculator);
       c.commit();
       return outcome;
-    } catch (SQLException | RuntimeException e) {
-      try {
-        c.rollback();
-      } catch (SQLException rollbackFailure) {
-        e.addSuppressed(rollbackFailure);
+    } catch (SQLException e) {
+      rollback(c, e);
+      if (IdempotencyKeys.isDuplicateCharge(e)) {
+        return Outcome.ALREADY_CHARGED;
       }
+      throw e;
+    } catch (RuntimeException e) {
+      rollback(c, e);
       throw e;
     } finally {
       c.setAutoCommit(true);
+    }
+  }
+
+  private static void rollback(Connection c, Exception failure) {
+    try {
+      c.rollback();
+    } catch (SQLException rollbackFailure) {
+      failure.addSuppressed(rollbackFailure);
     }
   }
 
@@ -147,13 +168,15 @@ public final class JdbcBillingDao implements BillingDao {
                 "customer_id",
                 "period",
                 "amount_cents",
-                "run_id")
+                "run_id",
+                "idempotency_key")
             : c.prepareStatement(insertChargeSql)) {
       charge.setLong(1, invoiceId);
       charge.setLong(2, customer.id());
       charge.setString(3, period);
       charge.setLong(4, amount);
       charge.setString(5, runId);
+      charge.setString(6, idempotencyKeys ? IdempotencyKeys.of(runId, customer, period) : null);
       charge.executeUpdate();
     }
     return Outcome.CHARGED;

@@ -43,6 +43,7 @@ public final class JooqBillingDao implements BillingDao {
   private static final Field<String> PERIOD = field(name("period"), String.class);
   private static final Field<Long> AMOUNT = field(name("amount_cents"), Long.class);
   private static final Field<String> RUN_ID = field(name("run_id"), String.class);
+  private static final Field<String> IDEMPOTENCY_KEY = field(name("idempotency_key"), String.class);
 
   private final BillingDatabase database;
   private final String schema;
@@ -149,13 +150,23 @@ public final class JooqBillingDao implements BillingDao {
                         .returningResult(ID)
                         .fetchOne(ID);
                 tx.insertInto(charges)
-                    .columns(INVOICE_ID, CUSTOMER_ID, PERIOD, AMOUNT, RUN_ID)
-                    .values(invoiceId, customer.id(), period, amount, runId)
+                    .columns(INVOICE_ID, CUSTOMER_ID, PERIOD, AMOUNT, RUN_ID, IDEMPOTENCY_KEY)
+                    .values(
+                        invoiceId,
+                        customer.id(),
+                        period,
+                        amount,
+                        runId,
+                        IdempotencyKeys.of(runId, customer, period))
                     .execute();
                 return Outcome.CHARGED;
               });
     } catch (DataAccessException e) {
-      throw unwrap(e);
+      SQLException failure = unwrap(e);
+      if (IdempotencyKeys.isDuplicateCharge(failure)) {
+        return Outcome.ALREADY_CHARGED; // the transaction was rolled back
+      }
+      throw failure;
     }
   }
 
@@ -180,6 +191,7 @@ public final class JooqBillingDao implements BillingDao {
             .fetchOne(0, Long.class);
     Map<Field<?>, Object> charge = new LinkedHashMap<>(invoice);
     charge.put(INVOICE_ID, invoiceId);
+    charge.put(IDEMPOTENCY_KEY, IdempotencyKeys.of(runId, customer, period));
     fenced.insert(tx, charges, charge);
   }
 
