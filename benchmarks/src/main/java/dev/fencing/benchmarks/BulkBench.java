@@ -2,10 +2,11 @@ package dev.fencing.benchmarks;
 
 import dev.fencing.core.Lease;
 import dev.fencing.jdbc.Fencing;
-import dev.fencing.jdbc.internal.FenceSql;
+import dev.fencing.jdbc.internal.GuardedSql;
 import dev.fencing.migrations.EnforcementMode;
 import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.migrations.MigrationOptions;
+import dev.fencing.schema.DatabaseProduct;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -39,7 +40,8 @@ final class BulkBench {
   BulkBench(Env env, Lease lease) {
     this.env = env;
     this.lease = lease;
-    this.settings = new FenceSql(env.fenceSchema).bind(lease).triggerSettings();
+    this.settings =
+        GuardedSql.of(DatabaseProduct.POSTGRESQL, env.fenceSchema).bind(lease).triggerSettings();
   }
 
   private record Variant(String name, String table, BulkUpdate run) {}

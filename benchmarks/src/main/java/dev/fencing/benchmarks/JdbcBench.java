@@ -3,10 +3,11 @@ package dev.fencing.benchmarks;
 import dev.fencing.core.Lease;
 import dev.fencing.jdbc.Fencing;
 import dev.fencing.jdbc.GuardedStatements;
-import dev.fencing.jdbc.internal.FenceSql;
 import dev.fencing.jdbc.internal.FencedTables;
+import dev.fencing.jdbc.internal.GuardedSql;
 import dev.fencing.jdbc.internal.PlainDmlGuard;
 import dev.fencing.jdbc.jooq.FencedDsl;
+import dev.fencing.schema.DatabaseProduct;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -50,7 +51,7 @@ final class JdbcBench {
   static final String JOOQ_FENCED = "jOOQ FencedDsl.update";
 
   static final String REWRITE_PLAIN = "plain UPDATE (pool connection)";
-  static final String REWRITE_HAND = "hand-guarded SQL (FenceSql fused, pool connection)";
+  static final String REWRITE_HAND = "hand-guarded SQL (GuardedSql fused, pool connection)";
   static final String REWRITE_EXECUTE = "PlainDmlGuard.rewrite + execute (pool connection)";
   static final String REWRITE_WRAPPED = "GuardedStatements.update in scope (wrapper)";
   static final String REWRITE_HIT = "rewrite only, cached (no database)";
@@ -172,7 +173,7 @@ final class JdbcBench {
    * BENCHMARKS.md). Reported, not goals.
    */
   private List<Harness.Variant> writeDiagnostics(boolean explicit) {
-    FenceSql.Bound bound = new FenceSql(env.fenceSchema).bind(lease);
+    GuardedSql.Bound bound = GuardedSql.of(DatabaseProduct.POSTGRESQL, env.fenceSchema).bind(lease);
     String fenced = bound.update(accounts, "balance = ?", "id = ?").sql();
     String unlocked = fenced.replace(" FOR SHARE OF f)", ")");
     if (unlocked.equals(fenced)) {
@@ -245,7 +246,8 @@ final class JdbcBench {
             + " SET balance = balance + ?, fence_token = ? WHERE id = ? AND fence_token <= ?";
     // What a guarded batch in a transaction runs (the verify, then the rows' batched form), on a
     // pool connection without the library's proxies: separates the SQL's cost from the wrapper's.
-    FenceSql.Bound fenceSql = new FenceSql(env.fenceSchema).bind(lease);
+    GuardedSql.Bound fenceSql =
+        GuardedSql.of(DatabaseProduct.POSTGRESQL, env.fenceSchema).bind(lease);
     String rawGuardedSql = fenceSql.update(accounts, "balance = balance + ?", "id = ?").batched();
     long token = lease.token().value();
     List<Harness.Variant> variants =
@@ -310,7 +312,11 @@ final class JdbcBench {
 
   /** Variants that split the cost of the guarded batch; reported, not goals. */
   private List<Harness.Variant> batchDiagnostics(
-      int threads, String rowGuardSql, String rawGuardedSql, long token, FenceSql.Bound fenceSql) {
+      int threads,
+      String rowGuardSql,
+      String rawGuardedSql,
+      long token,
+      GuardedSql.Bound fenceSql) {
     return List.of(
         new Harness.Variant(
             BATCH_ROW_GUARD,
@@ -459,7 +465,7 @@ final class JdbcBench {
   /**
    * Issue 16: a DAO's plain one-row UPDATE rewritten into its guarded form by {@link
    * PlainDmlGuard}, executed on a pool connection, against the same UPDATE written by hand with
-   * {@link FenceSql}'s fused guards and the plain UPDATE (auto-commit). The two "rewrite only"
+   * {@link GuardedSql}'s fused guards and the plain UPDATE (auto-commit). The two "rewrite only"
    * variants time the rewrite alone: a cache hit (what every statement after the first pays) and a
    * miss (parse and render, paid once per SQL string).
    */
@@ -471,7 +477,10 @@ final class JdbcBench {
     PlainDmlGuard guard = new PlainDmlGuard(env.fenceSchema, tables);
     String plainSql = "UPDATE " + accounts + " SET balance = ? WHERE id = ?";
     String handSql =
-        new FenceSql(env.fenceSchema).bind(lease).update(accounts, "balance = ?", "id = ?").sql();
+        GuardedSql.of(DatabaseProduct.POSTGRESQL, env.fenceSchema)
+            .bind(lease)
+            .update(accounts, "balance = ?", "id = ?")
+            .sql();
     if (!(guard.rewrite(plainSql, lease) instanceof PlainDmlGuard.Guarded)) {
       throw new IllegalStateException("the rewriter did not guard " + plainSql);
     }

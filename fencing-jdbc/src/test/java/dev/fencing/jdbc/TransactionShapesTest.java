@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.Lease;
-import dev.fencing.jdbc.internal.FenceSql;
+import dev.fencing.jdbc.internal.GuardedSql;
+import dev.fencing.schema.DatabaseProduct;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -161,8 +162,10 @@ class TransactionShapesTest {
   void aBatchRowWritesOnlyAfterTheFenceRowWasLockedAndMarkedInItsOwnTransaction() throws Exception {
     fx.insertAccount(104, "none", 0);
     Lease holder = registeredHolder();
-    FenceSql.Bound guards = new FenceSql(fx.fenceSchema).bind(holder);
-    FenceSql.Bound otherBinding = new FenceSql(fx.fenceSchema).bind(holder);
+    GuardedSql.Bound guards =
+        GuardedSql.of(DatabaseProduct.POSTGRESQL, fx.fenceSchema).bind(holder);
+    GuardedSql.Bound otherBinding =
+        GuardedSql.of(DatabaseProduct.POSTGRESQL, fx.fenceSchema).bind(holder);
     String batched = guards.update(fx.table("accounts"), "owner = ?", "id = ?").batched();
     try (Connection raw = DriverManager.getConnection(FencingFixture.URL)) {
       raw.setAutoCommit(false);
@@ -184,7 +187,8 @@ class TransactionShapesTest {
   void aBatchMarkerLeftAtSessionLevelDoesNotLetRowsWriteInALaterTransaction() throws Exception {
     fx.insertAccount(105, "none", 0);
     Lease holder = registeredHolder();
-    FenceSql.Bound guards = new FenceSql(fx.fenceSchema).bind(holder);
+    GuardedSql.Bound guards =
+        GuardedSql.of(DatabaseProduct.POSTGRESQL, fx.fenceSchema).bind(holder);
     String batched = guards.update(fx.table("accounts"), "owner = ?", "id = ?").batched();
     try (Connection raw = DriverManager.getConnection(FencingFixture.URL)) {
       raw.setAutoCommit(false);
@@ -203,7 +207,7 @@ class TransactionShapesTest {
     assertThat(fx.ownerOf(105)).isEqualTo("verified");
   }
 
-  private static void verify(Connection c, FenceSql.Bound guards) throws SQLException {
+  private static void verify(Connection c, GuardedSql.Bound guards) throws SQLException {
     try (Statement s = c.createStatement();
         ResultSet verified = s.executeQuery(guards.verify())) {
       assertThat(verified.next()).as("the fence names the holder").isTrue();

@@ -1,6 +1,6 @@
 package dev.fencing.jdbc.internal;
 
-import dev.fencing.schema.FenceSchema;
+import dev.fencing.schema.DatabaseProduct;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -45,8 +45,7 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
   private final DSLContext dsl;
   private final FencedTables tables;
   private final WriteScreen screen;
-  private final String fenceTable;
-  private final String fenceEpoch;
+  private final GuardedSql guardedSql;
   private final String marker;
   private final Field<Object> tokenSlot;
   private final Field<Object> resourceSlot;
@@ -69,8 +68,7 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
     for (FencedTables.Write write : FencedTables.Write.values()) {
       reaching.put(write, tables.reaching(write, targets));
     }
-    this.fenceTable = FenceSchema.fenceTable(fenceSchema);
-    this.fenceEpoch = FenceSql.epochFunction(fenceSchema);
+    this.guardedSql = GuardedSql.of(DatabaseProduct.POSTGRESQL, fenceSchema);
     Settings settings =
         new Settings()
             .withParseDialect(SQLDialect.POSTGRES)
@@ -424,23 +422,22 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
                   ? DSL.name(target.qualifier(), DSL.unquotedName(RESOURCE_COLUMN))
                   : DSL.unquotedName(RESOURCE_COLUMN));
       rowGuard =
-          DSL.condition("({0} <= {1} OR {2} <> {3})", token, tokenSlot, resource, resourceSlot);
+          DSL.condition(
+              GuardedSql.rowGuard("{0}", "{1}", "{2}", "{3}"),
+              token,
+              tokenSlot,
+              resource,
+              resourceSlot);
     } else {
-      rowGuard = DSL.condition("{0} <= {1}", token, tokenSlot);
+      rowGuard = DSL.condition(GuardedSql.rowGuard("{0}", "{1}", null, null), token, tokenSlot);
     }
     return where == null ? rowGuard : DSL.and(where, rowGuard);
   }
 
+  /** The fence check of {@link GuardedSql}, with the registration's slots for its literals. */
   private Condition fenceHeld() {
     return DSL.condition(
-        "EXISTS (SELECT 1 FROM "
-            + fenceTable
-            + " fencing_fence WHERE fencing_fence.resource = {0} AND fencing_fence.token = {1}"
-            + " AND fencing_fence.lease_id = {2} AND fencing_fence.epoch = "
-            + fenceEpoch
-            // the transaction that locks the fence row gets the lease time as its idle timeout
-            + " AND set_config('idle_in_transaction_session_timeout', {3}, true) IS NOT NULL"
-            + " FOR SHARE OF fencing_fence)",
+        guardedSql.fenceCheck("fencing_fence", "{0}", "{1}", "{2}", "{3}"),
         resourceSlot,
         tokenSlot,
         leaseSlot,

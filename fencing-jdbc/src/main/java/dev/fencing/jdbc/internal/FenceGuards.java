@@ -18,7 +18,7 @@ public interface FenceGuards {
   /**
    * Locks the fence row and, if it names this registration, returns one row (and, where the
    * database has transaction-local state, sets the registration's batch marker in the transaction,
-   * which the rows of {@link FenceSql.Guarded#batched()} check); none otherwise.
+   * which the rows of {@link GuardedSql.Guarded#batched()} check); none otherwise.
    */
   String verify();
 
@@ -34,14 +34,14 @@ public interface FenceGuards {
   String triggerSettings();
 
   /** A guarded UPDATE. */
-  FenceSql.Guarded update(String table, String assignments, String condition);
+  GuardedSql.Guarded update(String table, String assignments, String condition);
 
   /** A guarded DELETE. */
-  FenceSql.Guarded delete(String table, String condition);
+  GuardedSql.Guarded delete(String table, String condition);
 
   /** A guarded INSERT of one row, one parameter per column. */
-  FenceSql.Guarded insert(String table, List<String> columns);
+  GuardedSql.Guarded insert(String table, List<String> columns);
 
   /** A guarded upsert on {@code conflictColumns}. */
-  FenceSql.Guarded upsert(String table, List<String> columns, List<String> conflictColumns);
+  GuardedSql.Guarded upsert(String table, List<String> columns, List<String> conflictColumns);
 }

@@ -21,11 +21,11 @@ import java.util.function.BooleanSupplier;
  *
  * <p>No write's safety depends on that view. Every guarded statement carries a check the database
  * enforces: the fence predicate, or, for the rows of a batch inside a transaction, the random
- * marker of the registration that {@link FenceSql.Bound#verify()} set in the same transaction right
- * before the batch, after locking the fence row. The view only saves the trigger settings' round
- * trip; when it is wrong (the transaction was ended or rewound behind the wrapper's back), a strict
- * trigger refuses the write. With pgjdbc, the view also follows the server's own report of whether
- * a transaction is open.
+ * marker of the registration that {@link GuardedSql.Bound#verify()} set in the same transaction
+ * right before the batch, after locking the fence row. The view only saves the trigger settings'
+ * round trip; when it is wrong (the transaction was ended or rewound behind the wrapper's back), a
+ * strict trigger refuses the write. With pgjdbc, the view also follows the server's own report of
+ * whether a transaction is open.
  */
 public final class FencedConnection extends DelegatingConnection {
 
@@ -98,7 +98,7 @@ public final class FencedConnection extends DelegatingConnection {
    * @throws dev.fencing.jdbc.LeaseLostSQLException if the lease is known lost
    * @throws SQLException if preparing failed
    */
-  public PreparedStatement prepareGuarded(FenceSql.Guarded sql) throws SQLException {
+  public PreparedStatement prepareGuarded(GuardedSql.Guarded sql) throws SQLException {
     Rejections.checkHeld(lease);
     PreparedStatement prepared = delegate.prepareStatement(sql.sql());
     try {
@@ -347,7 +347,7 @@ public final class FencedConnection extends DelegatingConnection {
     PreparedStatement statement = prepare.prepare(routed);
     if (!routed.equals(sql)) {
       return new GuardedPreparedStatement(
-          this, statement, FenceSql.Guarded.checkedPerRow(routed), prepare);
+          this, statement, GuardedSql.Guarded.checkedPerRow(routed), prepare);
     }
     return new FencedPreparedStatement<>(this, statement, Routing.of(mayControlTransaction));
   }

@@ -21,7 +21,7 @@ import java.util.Map;
  */
 final class GuardedPreparedStatement extends DelegatingBindingStatement {
 
-  private final FenceSql.Guarded sql;
+  private final GuardedSql.Guarded sql;
   private final FencedConnection.Prepare<PreparedStatement> prepareBatched;
   private Map<Integer, Binding> bindings;
   private PreparedStatement batch;
@@ -32,7 +32,7 @@ final class GuardedPreparedStatement extends DelegatingBindingStatement {
   GuardedPreparedStatement(
       FencedConnection connection,
       PreparedStatement delegate,
-      FenceSql.Guarded sql,
+      GuardedSql.Guarded sql,
       FencedConnection.Prepare<PreparedStatement> prepareBatched) {
     super(connection, delegate, Routing.GUARDED);
     this.sql = sql;

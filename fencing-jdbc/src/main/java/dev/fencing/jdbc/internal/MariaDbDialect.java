@@ -1,7 +1,7 @@
 package dev.fencing.jdbc.internal;
 
 import dev.fencing.core.Lease;
-import dev.fencing.core.internal.ResourceNames;
+import dev.fencing.schema.DatabaseProduct;
 import dev.fencing.schema.FenceSchema;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -11,13 +11,10 @@ import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
@@ -26,15 +23,16 @@ import javax.sql.DataSource;
  * MariaDB (InnoDB). The fence is the table {@code `schema`.fence} of the database named by the
  * fence schema; user tables are quoted with backticks.
  *
- * <p>The resource fence is one predicate in the guarded statement itself: {@code EXISTS (SELECT 1
- * FROM fence f WHERE ... LOCK IN SHARE MODE)}. Measured on MariaDB 10.11: a subquery read of
- * another table inside {@code UPDATE}, {@code DELETE} or {@code INSERT ... SELECT} is a locking (S)
- * read under REPEATABLE READ but a plain consistent read under READ COMMITTED (a concurrent
- * registration then went through at once); with {@code LOCK IN SHARE MODE} in the subquery the
- * fence row is S-locked under both levels, and a registration waits until the writer's transaction
- * ends (auto-commit: until the statement ends). A locking read always reads the latest committed
- * row, so a writer whose snapshot is older still sees a registration that committed meanwhile. No
- * second statement and no session state are needed.
+ * <p>The guarded statements are {@link GuardedSql}'s, in its MariaDB dialect. The resource fence is
+ * one predicate in the guarded statement itself: {@code EXISTS (SELECT 1 FROM fence f WHERE ...
+ * LOCK IN SHARE MODE)}. Measured on MariaDB 10.11: a subquery read of another table inside {@code
+ * UPDATE}, {@code DELETE} or {@code INSERT ... SELECT} is a locking (S) read under REPEATABLE READ
+ * but a plain consistent read under READ COMMITTED (a concurrent registration then went through at
+ * once); with {@code LOCK IN SHARE MODE} in the subquery the fence row is S-locked under both
+ * levels, and a registration waits until the writer's transaction ends (auto-commit: until the
+ * statement ends). A locking read always reads the latest committed row, so a writer whose snapshot
+ * is older still sees a registration that committed meanwhile. No second statement and no session
+ * state are needed.
  *
  * <p>MariaDB has no transaction-local settings: nothing is ever set on the session, so nothing can
  * leak through a pool. Consequences: rows of a batch inside a transaction carry the full predicate
@@ -49,7 +47,6 @@ public final class MariaDbDialect implements FenceDialect {
   private static final int LOCK_DEADLOCK = 1213;
   private static final int UNKNOWN_DATABASE = 1049;
   private static final int NO_SUCH_FUNCTION = 1305;
-  private static final int MAX_CACHED_STATEMENTS = 256;
 
   /** Why trigger mode is refused on MariaDB. */
   static final String NO_TRIGGER_MODE =
@@ -60,13 +57,14 @@ public final class MariaDbDialect implements FenceDialect {
           + " be emptied without a token. Use GuardedStatements or FencedDsl, whose writes the"
           + " database checks in the statement itself";
 
-  private final String schema;
   private final String fenceTable;
+  private final GuardedSql guardedSql;
 
   /** The dialect for a fence in the database {@code schema}. */
   public MariaDbDialect(String schema) {
-    this.schema = FenceSchema.requireIdentifier("fence schema", schema);
+    FenceSchema.requireIdentifier("fence schema", schema);
     this.fenceTable = quote(schema) + "." + quote(FenceSchema.FENCE_TABLE);
+    this.guardedSql = GuardedSql.of(DatabaseProduct.MARIADB, schema);
   }
 
   @Override
@@ -103,7 +101,7 @@ public final class MariaDbDialect implements FenceDialect {
 
   @Override
   public FenceGuards bind(Lease lease) {
-    return new Bound(lease);
+    return guardedSql.bind(lease);
   }
 
   @Override
@@ -293,222 +291,5 @@ public final class MariaDbDialect implements FenceDialect {
 
   static String quote(String identifier) {
     return "`" + identifier + "`";
-  }
-
-  static String quoteTable(String table) {
-    FenceSchema.requireTableName(table);
-    return Arrays.stream(table.split("\\.", -1))
-        .map(MariaDbDialect::quote)
-        .collect(Collectors.joining("."));
-  }
-
-  /** The guarded statements of one registration, written into them as literals. */
-  private final class Bound implements FenceGuards {
-    private final Map<List<Object>, FenceSql.Guarded> cache = new ConcurrentHashMap<>();
-    private final long token;
-    private final String resourceLiteral;
-    private final String stamp;
-    private final String rowGuard;
-    private final String fenceHeld;
-    private final String verify;
-    private final String idleTimeout;
-
-    private Bound(Lease lease) {
-      String resource = ResourceNames.validate(lease.resource());
-      String leaseId = FenceSql.validLeaseId(lease.leaseId());
-      this.token = lease.token().value();
-      this.resourceLiteral = "'" + resource + "'";
-      String tokenColumn = quote(FenceSchema.TOKEN_COLUMN);
-      String resourceColumn = quote(FenceSchema.RESOURCE_COLUMN);
-      this.stamp = tokenColumn + " = " + token + ", " + resourceColumn + " = " + resourceLiteral;
-      this.rowGuard =
-          "("
-              + tokenColumn
-              + " <= "
-              + token
-              + " OR "
-              + resourceColumn
-              + " <> "
-              + resourceLiteral
-              + ")";
-      String names =
-          " f.resource = "
-              + resourceLiteral
-              + " AND f.token = "
-              + token
-              + " AND f.lease_id = '"
-              + leaseId
-              + "' LOCK IN SHARE MODE";
-      this.fenceHeld = "EXISTS (SELECT 1 FROM " + fenceTable + " f WHERE" + names + ")";
-      this.verify = "SELECT 1 FROM " + fenceTable + " f WHERE" + names;
-      this.idleTimeout = Math.max(1, lease.leaseTime().toMillis()) + "ms";
-    }
-
-    @Override
-    public String fenceHeld() {
-      return fenceHeld;
-    }
-
-    @Override
-    public String verify() {
-      return verify;
-    }
-
-    @Override
-    public String idleTimeout() {
-      return idleTimeout;
-    }
-
-    @Override
-    public String triggerSettings() {
-      throw new UnsupportedOperationException("trigger mode is refused on MariaDB");
-    }
-
-    @Override
-    public FenceSql.Guarded update(String table, String assignments, String condition) {
-      SqlLexer.requireFragment(SqlLexer.Dialect.MARIADB, "assignments", assignments);
-      SqlLexer.requireFragment(SqlLexer.Dialect.MARIADB, "condition", condition);
-      return cached(
-          Arrays.asList("update", table, assignments, condition),
-          () ->
-              both(
-                  "UPDATE "
-                      + quoteTable(table)
-                      + " SET "
-                      + assignments
-                      + ", "
-                      + stamp
-                      + " WHERE ("
-                      + condition
-                      + ") AND "
-                      + rowGuard
-                      + " AND "
-                      + fenceHeld));
-    }
-
-    @Override
-    public FenceSql.Guarded delete(String table, String condition) {
-      SqlLexer.requireFragment(SqlLexer.Dialect.MARIADB, "condition", condition);
-      return cached(
-          Arrays.asList("delete", table, condition),
-          () ->
-              both(
-                  "DELETE FROM "
-                      + quoteTable(table)
-                      + " WHERE ("
-                      + condition
-                      + ") AND "
-                      + rowGuard
-                      + " AND "
-                      + fenceHeld));
-    }
-
-    @Override
-    public FenceSql.Guarded insert(String table, List<String> columns) {
-      return cached(
-          Arrays.asList("insert", table, columns), () -> both(insertSelect(table, columns)));
-    }
-
-    /**
-     * {@code INSERT ... SELECT ... WHERE fence ON DUPLICATE KEY UPDATE}: the first assignment
-     * checks the row guard on the stored row and, if a newer holder wrote it, raises ZF001 through
-     * the fence schema's {@code fence_refused} function (an error, not "0 rows": with the driver's
-     * default found-rows count a refused duplicate would report 1, like an insert). The others
-     * follow unconditionally, {@code fence_resource} last. Fires on any unique key of the table, as
-     * MariaDB's upsert does.
-     */
-    @Override
-    public FenceSql.Guarded upsert(
-        String table, List<String> columns, List<String> conflictColumns) {
-      if (conflictColumns.isEmpty()) {
-        throw new IllegalArgumentException("an upsert needs at least one conflict column");
-      }
-      for (String column : conflictColumns) {
-        if (!columns.contains(column)) {
-          throw new IllegalArgumentException(
-              "conflict column \"" + column + "\" is not among the inserted columns " + columns);
-        }
-      }
-      return cached(
-          Arrays.asList("upsert", table, columns, conflictColumns),
-          () -> {
-            String tokenColumn = quote(FenceSchema.TOKEN_COLUMN);
-            StringBuilder sql = new StringBuilder(insertSelect(table, columns));
-            sql.append(" ON DUPLICATE KEY UPDATE ")
-                .append(tokenColumn)
-                .append(" = IF(")
-                .append(rowGuard)
-                .append(", ")
-                .append(token)
-                .append(", ")
-                .append(quote(schema))
-                .append(".fence_refused(")
-                .append(resourceLiteral)
-                .append(", ")
-                .append(token)
-                .append(", ")
-                .append(tokenColumn)
-                .append("))");
-            for (String column : columns) {
-              if (!conflictColumns.contains(column)) {
-                sql.append(", ")
-                    .append(quote(column))
-                    .append(" = VALUES(")
-                    .append(quote(column))
-                    .append(")");
-              }
-            }
-            sql.append(", ")
-                .append(quote(FenceSchema.RESOURCE_COLUMN))
-                .append(" = ")
-                .append(resourceLiteral);
-            return both(sql.toString());
-          });
-    }
-
-    private String insertSelect(String table, List<String> columns) {
-      if (columns.isEmpty()) {
-        throw new IllegalArgumentException("an insert needs at least one column");
-      }
-      columns.forEach(column -> FenceSchema.requireIdentifier("column", column));
-      for (String fenceColumn : List.of(FenceSchema.TOKEN_COLUMN, FenceSchema.RESOURCE_COLUMN)) {
-        if (columns.contains(fenceColumn)) {
-          throw new IllegalArgumentException(
-              fenceColumn + " is set by the guard; do not insert it");
-        }
-      }
-      return "INSERT INTO "
-          + quoteTable(table)
-          + " ("
-          + columns.stream().map(MariaDbDialect::quote).collect(Collectors.joining(", "))
-          + ", "
-          + quote(FenceSchema.TOKEN_COLUMN)
-          + ", "
-          + quote(FenceSchema.RESOURCE_COLUMN)
-          + ") SELECT "
-          + columns.stream().map(column -> "?").collect(Collectors.joining(", "))
-          + ", "
-          + token
-          + ", "
-          + resourceLiteral
-          + " FROM DUAL WHERE "
-          + fenceHeld;
-    }
-
-    /** Batched rows carry the full predicate too: there is no transaction-local marker. */
-    private FenceSql.Guarded both(String sql) {
-      return FenceSql.Guarded.checkedPerRow(sql);
-    }
-
-    private FenceSql.Guarded cached(List<Object> key, Supplier<FenceSql.Guarded> build) {
-      FenceSql.Guarded sql = cache.get(key);
-      if (sql == null) {
-        sql = build.get();
-        if (cache.size() < MAX_CACHED_STATEMENTS) {
-          cache.put(key, sql);
-        }
-      }
-      return sql;
-    }
   }
 }

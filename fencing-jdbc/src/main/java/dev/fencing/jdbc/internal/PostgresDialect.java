@@ -1,6 +1,7 @@
 package dev.fencing.jdbc.internal;
 
 import dev.fencing.core.Lease;
+import dev.fencing.schema.DatabaseProduct;
 import dev.fencing.schema.FenceSchema;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -9,7 +10,10 @@ import java.sql.SQLException;
 import java.time.Duration;
 import javax.sql.DataSource;
 
-/** PostgreSQL: the SQL of {@link FenceSql}, the registration with stale-blocker ending. */
+/**
+ * PostgreSQL: the fence SQL of {@link FenceSql}, the guarded SQL of {@link GuardedSql}, the
+ * registration with stale-blocker ending.
+ */
 public final class PostgresDialect implements FenceDialect {
 
   private static final String LOCK_NOT_AVAILABLE = "55P03";
@@ -39,10 +43,12 @@ public final class PostgresDialect implements FenceDialect {
           + "', ?, true), set_config('idle_in_transaction_session_timeout', ?, true)";
 
   private final FenceSql sql;
+  private final GuardedSql guardedSql;
 
   /** The dialect for a fence in {@code schema}. */
   public PostgresDialect(String schema) {
     this.sql = new FenceSql(schema);
+    this.guardedSql = GuardedSql.of(DatabaseProduct.POSTGRESQL, schema);
   }
 
   @Override
@@ -57,7 +63,7 @@ public final class PostgresDialect implements FenceDialect {
 
   @Override
   public FenceGuards bind(Lease lease) {
-    return sql.bind(lease);
+    return guardedSql.bind(lease);
   }
 
   @Override

@@ -11,7 +11,7 @@ import java.util.Map;
  * trigger checks. The trigger needs the registration in transaction-local settings. When a single
  * update execution needs them in its transaction (auto-commit, or the first statement of an
  * explicit transaction), it runs a second form of the statement, {@code settings; statement} (see
- * {@link FenceSql.Bound#triggerSettings()}), which sends both in one round trip instead of three.
+ * {@link GuardedSql.Bound#triggerSettings()}), which sends both in one round trip instead of three.
  * pgjdbc sends the statements of one execution with a single Sync, so in auto-commit mode they run
  * in one implicit transaction and the settings end with it; inside a transaction they are simply
  * its first statements. Either way the trigger still checks the fence row for every row written:

@@ -6,10 +6,10 @@ import dev.fencing.jdbc.FenceOptions;
 import dev.fencing.jdbc.FencedDataSource;
 import dev.fencing.jdbc.Fencing;
 import dev.fencing.jdbc.StaleTokenException;
-import dev.fencing.jdbc.internal.FenceSql;
 import dev.fencing.jdbc.internal.FencedConnection;
-import dev.fencing.jdbc.internal.MariaDbDialect;
+import dev.fencing.jdbc.internal.GuardedSql;
 import dev.fencing.jdbc.internal.Rejections;
+import dev.fencing.schema.DatabaseProduct;
 import dev.fencing.schema.FenceSchema;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -53,14 +53,12 @@ public final class FencedDsl {
   /** The name of the fence column the {@code migrations} module adds to fenced tables. */
   public static final String FENCE_COLUMN = FenceSchema.TOKEN_COLUMN;
 
-  private final FenceSql sql;
-  private final MariaDbDialect mariaDb;
-  private volatile MariaDbParts lastMariaDb;
+  private final GuardedSql postgres;
+  private final GuardedSql mariaDb;
   private final Table<?> fenceTable;
   private volatile LeaseParts last;
   private final Field<String> fenceResource;
   private final Field<Long> fenceToken;
-  private final Field<String> fenceLease;
 
   /**
    * Creates the helper.
@@ -70,12 +68,11 @@ public final class FencedDsl {
    */
   public FencedDsl(FenceOptions options) {
     Objects.requireNonNull(options, "options");
-    this.sql = new FenceSql(options.schema());
-    this.mariaDb = new MariaDbDialect(options.schema());
+    this.postgres = GuardedSql.of(DatabaseProduct.POSTGRESQL, options.schema());
+    this.mariaDb = GuardedSql.of(DatabaseProduct.MARIADB, options.schema());
     this.fenceTable = DSL.table(DSL.name(options.schema(), FenceSchema.FENCE_TABLE));
     this.fenceResource = DSL.field(DSL.name("resource"), SQLDataType.VARCHAR);
     this.fenceToken = DSL.field(DSL.name("token"), SQLDataType.BIGINT);
-    this.fenceLease = DSL.field(DSL.name("lease_id"), SQLDataType.VARCHAR);
   }
 
   /**
@@ -92,37 +89,48 @@ public final class FencedDsl {
     return parts(lease).token();
   }
 
-  /** The query parts of one lease, built once: a job runs many writes under the same lease. */
+  /**
+   * The query parts of one lease, built once: a job runs many writes under the same lease. The
+   * guarded SQL of both databases comes from {@link GuardedSql}; {@code fenceHeld} renders the one
+   * of the query's dialect.
+   */
   private record LeaseParts(
       Lease lease,
       Field<Long> token,
       Field<String> resource,
-      String fenceHeldSql,
+      GuardedSql.Bound mariaDb,
       Condition fenceHeld) {}
 
   private LeaseParts parts(Lease lease) {
     LeaseParts parts = last;
     if (parts == null || parts.lease() != lease) {
-      FenceSql.Bound bound = sql.bind(lease);
+      GuardedSql.Bound postgresSql = postgres.bind(lease);
+      GuardedSql.Bound mariaDbSql = mariaDb.bind(lease);
       parts =
           new LeaseParts(
               lease,
               DSL.inline(lease.token().value(), SQLDataType.BIGINT),
               DSL.inline(lease.resource(), SQLDataType.CLOB),
-              bound.fenceHeld(),
-              fenceCondition(bound.fenceHeld()));
+              mariaDbSql,
+              fenceHeldInRenderedDialect(postgresSql.fenceHeld(), mariaDbSql.fenceHeld()));
       last = parts;
     }
     return parts;
   }
 
   /**
-   * The fence predicate as a condition that appends its SQL as it is. {@code DSL.condition(String)}
-   * would scan the ~450 characters for bind markers and placeholders on every render; this SQL has
-   * neither (the registration is in it as validated literals) and is one EXISTS predicate.
+   * The database a query is rendered for, from its jOOQ dialect: the guarded SQL follows it.
+   *
+   * @return the product, or null for a dialect fencing does not write guarded SQL for
    */
-  private static Condition fenceCondition(String sql) {
-    return CustomCondition.of(ctx -> ctx.sql(sql));
+  private static DatabaseProduct product(SQLDialect family) {
+    if (family == SQLDialect.MARIADB) {
+      return DatabaseProduct.MARIADB;
+    }
+    if (family == SQLDialect.POSTGRES || family == SQLDialect.DEFAULT) {
+      return DatabaseProduct.POSTGRESQL;
+    }
+    return null;
   }
 
   /**
@@ -174,32 +182,29 @@ public final class FencedDsl {
    */
   public Condition guard(Table<?> table) {
     Lease lease = requireScope();
-    return rowGuard(table, lease).and(fenceHeldInRenderedDialect(lease));
+    return rowGuard(table, lease).and(parts(lease).fenceHeld());
   }
 
   /**
    * The resource fence as a condition that renders in the dialect of the query it is rendered in:
    * MariaDB's check for {@link SQLDialect#MARIADB}, PostgreSQL's for {@link SQLDialect#POSTGRES}
-   * and for {@link SQLDialect#DEFAULT} (as {@link #update} and the other methods do). Any other
-   * dialect fails to render ({@link SQLDialectNotSupportedException}) rather than send a check
-   * written for another database.
+   * and for {@link SQLDialect#DEFAULT}. Any other dialect fails to render ({@link
+   * SQLDialectNotSupportedException}) rather than send a check written for another database. The
+   * SQL is appended as it is: {@code DSL.condition(String)} would scan the ~450 characters for bind
+   * markers and placeholders on every render; this SQL has neither (the registration is in it as
+   * validated literals) and is one EXISTS predicate.
    */
-  private Condition fenceHeldInRenderedDialect(Lease lease) {
-    String postgres = parts(lease).fenceHeldSql();
-    String mariaDb = mariaDbGuards(lease).fenceHeld();
+  private static Condition fenceHeldInRenderedDialect(String postgres, String mariaDb) {
     return CustomCondition.of(
         ctx -> {
-          SQLDialect family = ctx.family();
-          if (family == SQLDialect.MARIADB) {
-            ctx.sql(mariaDb);
-          } else if (family == SQLDialect.POSTGRES || family == SQLDialect.DEFAULT) {
-            ctx.sql(postgres);
-          } else {
+          DatabaseProduct product = product(ctx.family());
+          if (product == null) {
             throw new SQLDialectNotSupportedException(
-                "FencedDsl.guard renders the fence check for PostgreSQL and MariaDB only; this"
+                "FencedDsl renders the fence check for PostgreSQL and MariaDB only; this"
                     + " query is rendered for "
                     + ctx.dialect());
           }
+          ctx.sql(product == DatabaseProduct.MARIADB ? mariaDb : postgres);
         });
   }
 
@@ -226,7 +231,7 @@ public final class FencedDsl {
             .set(resourceColumn(table), parts(lease).resource())
             .where(condition)
             .and(rowGuard(table, lease))
-            .and(fenceHeld(ctx, lease))
+            .and(parts(lease).fenceHeld())
             .execute();
     return classified(ctx, lease, rows);
   }
@@ -247,7 +252,7 @@ public final class FencedDsl {
         ctx.deleteFrom(table)
             .where(condition)
             .and(rowGuard(table, lease))
-            .and(fenceHeld(ctx, lease))
+            .and(parts(lease).fenceHeld())
             .execute();
     return classified(ctx, lease, rows);
   }
@@ -329,30 +334,12 @@ public final class FencedDsl {
     values.forEach((field, value) -> row.add(value(field, value)));
     row.add(token(lease));
     row.add(parts(lease).resource());
-    return DSL.select(row).where(fenceHeld(ctx, lease));
+    return DSL.select(row).where(parts(lease).fenceHeld());
   }
 
-  /** Whether the context speaks MariaDB, whose fence check and upsert are MariaDB's own. */
+  /** Whether the context speaks MariaDB, whose upsert and fence read are MariaDB's own. */
   private static boolean isMariaDb(DSLContext ctx) {
-    return ctx.family() == SQLDialect.MARIADB;
-  }
-
-  private record MariaDbParts(Lease lease, dev.fencing.jdbc.internal.FenceGuards guards) {}
-
-  private dev.fencing.jdbc.internal.FenceGuards mariaDbGuards(Lease lease) {
-    MariaDbParts parts = lastMariaDb;
-    if (parts == null || parts.lease() != lease) {
-      parts = new MariaDbParts(lease, mariaDb.bind(lease));
-      lastMariaDb = parts;
-    }
-    return parts.guards();
-  }
-
-  /** The resource fence in the context's dialect. */
-  private Condition fenceHeld(DSLContext ctx, Lease lease) {
-    return isMariaDb(ctx)
-        ? DSL.condition(mariaDbGuards(lease).fenceHeld())
-        : parts(lease).fenceHeld();
+    return product(ctx.family()) == DatabaseProduct.MARIADB;
   }
 
   /**
@@ -376,7 +363,7 @@ public final class FencedDsl {
     List<String> keyNames = new ArrayList<>();
     keys.forEach(key -> keyNames.add(key.getUnqualifiedName().last()));
     String name = String.join(".", table.getQualifiedName().getName());
-    String upsert = mariaDbGuards(lease).upsert(name, columns, keyNames).sql();
+    String upsert = parts(lease).mariaDb().upsert(name, columns, keyNames).sql();
     return ctx.execute(upsert, binds.toArray());
   }
 
@@ -418,9 +405,9 @@ public final class FencedDsl {
       var read =
           ctx.select(
                   fenceToken,
-                  isMariaDb(ctx)
-                      ? fenceLease
-                      : DSL.field(sql.leaseIdOnCurrentEpoch(), SQLDataType.VARCHAR))
+                  DSL.field(
+                      (isMariaDb(ctx) ? mariaDb : postgres).leaseIdOnCurrentEpoch(),
+                      SQLDataType.VARCHAR))
               .from(fenceTable)
               .where(fenceResource.eq(lease.resource()));
       // on MariaDB a locking read: a plain one returns a REPEATABLE READ transaction's snapshot
