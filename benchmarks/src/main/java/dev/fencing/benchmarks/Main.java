@@ -5,6 +5,7 @@ import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LeaseRequest;
 import dev.fencing.core.RedisLeaseManager;
 import dev.fencing.jdbc.FencedLeaseManager;
+import dev.fencing.jdbc.internal.FenceSql;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -38,10 +39,23 @@ public final class Main {
 
   static final Set<String> ALL =
       new LinkedHashSet<>(
-          List.of("lease", "writes", "batch", "jooq", "bulk", "rewrite", "heartbeat", "memory"));
+          List.of(
+              "lease",
+              "handoff",
+              "writes",
+              "batch",
+              "jooq",
+              "bulk",
+              "rewrite",
+              "heartbeat",
+              "memory"));
 
-  /** Run only when named: {@code mariadb} needs a MariaDB server (--mariadb URL). */
-  static final Set<String> KNOWN = new LinkedHashSet<>(List.of("mariadb"));
+  /**
+   * Run only when named: {@code mariadb} and {@code mariadb-batch} need a MariaDB server (--mariadb
+   * URL), and so does {@code registration} (PostgreSQL and MariaDB).
+   */
+  static final Set<String> KNOWN =
+      new LinkedHashSet<>(List.of("registration", "mariadb", "mariadb-batch"));
 
   static {
     KNOWN.addAll(ALL);
@@ -212,6 +226,24 @@ public final class Main {
           report.group(LeaseCycleBench.run(env, threads, timing), LeaseCycleBench.FLOOR);
         }
       }
+      if (only.contains("handoff")) {
+        progress("contended hand-off");
+        report.handoff(HandoffBench.run(env, timing));
+      }
+      if (only.contains("registration")) {
+        progress("registration, PostgreSQL");
+        report.group(
+            RegistrationBench.run(
+                "PostgreSQL",
+                env.redisson,
+                env.prefix,
+                env.pool,
+                env.db.fence(),
+                new FenceSql(env.fenceSchema).register(),
+                1,
+                timing),
+            RegistrationBench.FLOOR);
+      }
       if (only.contains("writes")
           || only.contains("batch")
           || only.contains("jooq")
@@ -256,15 +288,26 @@ public final class Main {
           }
         }
       }
-      if (only.contains("mariadb")) {
+      if (only.contains("mariadb")
+          || only.contains("mariadb-batch")
+          || only.contains("registration")) {
         try (MariaDbBench mariaDb = new MariaDbBench(mariaDbUrl, options.redisUrl())) {
-          for (boolean explicit : new boolean[] {false, true}) {
-            progress(
-                "MariaDB one-row updates, " + (explicit ? "explicit transaction" : "auto-commit"));
-            report.group(mariaDb.writes(1, explicit, timing), MariaDbBench.PLAIN);
+          if (only.contains("registration")) {
+            progress("registration, MariaDB");
+            report.group(mariaDb.registration(timing), RegistrationBench.FLOOR);
           }
-          progress("MariaDB billing batch");
-          report.group(mariaDb.batch(timing), MariaDbBench.BATCH_PLAIN);
+          if (only.contains("mariadb")) {
+            for (boolean explicit : new boolean[] {false, true}) {
+              progress(
+                  "MariaDB one-row updates, "
+                      + (explicit ? "explicit transaction" : "auto-commit"));
+              report.group(mariaDb.writes(1, explicit, timing), MariaDbBench.PLAIN);
+            }
+          }
+          if (only.contains("mariadb") || only.contains("mariadb-batch")) {
+            progress("MariaDB billing batch");
+            report.group(mariaDb.batch(timing), MariaDbBench.BATCH_PLAIN);
+          }
         }
       }
       if (only.contains("memory")) {

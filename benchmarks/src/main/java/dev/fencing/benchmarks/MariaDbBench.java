@@ -88,6 +88,26 @@ final class MariaDbBench implements AutoCloseable {
                     .withMaxWait(Duration.ofSeconds(10)));
   }
 
+  /**
+   * Acquire + register + release against its floor: the registration's upsert written by hand,
+   * committed in auto-commit.
+   */
+  Harness.GroupResult registration(Harness.Timing timing) throws Exception {
+    String newer = "token < VALUES(token)";
+    String upsert =
+        "INSERT INTO "
+            + fenceDb
+            + ".fence (resource, token, lease_id) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE"
+            + " lease_id = IF("
+            + newer
+            + ", VALUES(lease_id), lease_id), registered_at = IF("
+            + newer
+            + ", CURRENT_TIMESTAMP(6), registered_at), token = IF("
+            + newer
+            + ", VALUES(token), token)";
+    return RegistrationBench.run("MariaDB", redisson, prefix, pool, db.fence(), upsert, 1, timing);
+  }
+
   /** One-row updates, auto-commit or in an explicit transaction: plain, then guarded. */
   Harness.GroupResult writes(int threads, boolean explicit, Harness.Timing timing)
       throws Exception {

@@ -16,6 +16,7 @@ final class Report {
   private List<String> machine = List.of();
   private MemoryBench.Result memory;
   private HeartbeatBench.Result heartbeat;
+  private HandoffBench.Result handoff;
 
   void machine(List<String> lines) {
     this.machine = lines;
@@ -84,6 +85,19 @@ final class Report {
       reported(
           "jOOQ: the fence's share in JDBC: GuardedStatements / JDBC plain",
           result.ratio(JdbcBench.JDBC_GUARDED, JdbcBench.JDBC_PLAIN));
+    } else if (name.startsWith("registration")) {
+      ratioGoal(
+          name + ": FencedLeaseManager / floor",
+          result.ratio(RegistrationBench.FENCED, RegistrationBench.FLOOR),
+          0.90);
+      reported(
+          name + ": floor / Redisson RLock",
+          result.ratio(RegistrationBench.FLOOR, RegistrationBench.RLOCK));
+    } else if (name.startsWith("MariaDB billing batch")) {
+      ratioGoal(
+          "MariaDB billing batch: guarded / plain",
+          result.ratio(MariaDbBench.BATCH_GUARDED, MariaDbBench.BATCH_PLAIN),
+          0.70);
     } else if (name.startsWith("trigger mode, 100,000-row bulk")) {
       // time relative to no trigger: the inverse of the ops ratio
       timeGoal("bulk UPDATE: trigger mode, time / no trigger", result, BulkBench.TRIGGER, 1.3);
@@ -118,6 +132,22 @@ final class Report {
             fmt("%.3f", ratio),
             hasTarget ? fmt(">= %.2f", target) : "(reported)",
             !hasTarget || ratio >= target));
+  }
+
+  void handoff(HandoffBench.Result result) {
+    this.handoff = result;
+    HandoffBench.VariantResult fencing = result.variant(HandoffBench.FENCING);
+    HandoffBench.VariantResult rlock = result.variant(HandoffBench.RLOCK);
+    double p50 = fencing.percentileMicros(0.5);
+    goals.add(
+        new Goal("contended hand-off: fencing p50", fmt("%.0f µs", p50), "<= 500 µs", p50 <= 500));
+    double share = p50 / rlock.percentileMicros(0.5);
+    goals.add(
+        new Goal(
+            "contended hand-off: fencing p50 / RLock p50",
+            fmt("%.3f", share),
+            "<= 0.33",
+            share <= 1 / 3.0));
   }
 
   void memory(MemoryBench.Result result) {
@@ -178,6 +208,29 @@ final class Report {
                   v.percentileMicros(0.99),
                   r.variant(g.baseline()).percentileMicros(0.50) / v.percentileMicros(0.50)));
         }
+      }
+      out.append('\n');
+    }
+    if (handoff != null) {
+      out.append(
+          fmt(
+              "contended hand-off (the holder releases %d ms after the waiter started waiting; from"
+                  + " the release call to the waiter holding); fairness: a holder, %d waiters"
+                  + " started %d ms apart, does the longest waiter get it first:\n\n",
+              HandoffBench.HEAD_START_MILLIS, 3, HandoffBench.HEAD_START_MILLIS));
+      out.append(
+          "| variant | samples | p50 µs | p90 µs | p99 µs | longest waiter first |\n"
+              + "|---|--:|--:|--:|--:|--:|\n");
+      for (HandoffBench.VariantResult v : handoff.variants()) {
+        out.append(
+            fmt(
+                "| %s | %d | %.0f | %.0f | %.0f | %s |\n",
+                v.name(),
+                v.sortedNanos().length,
+                v.percentileMicros(0.5),
+                v.percentileMicros(0.9),
+                v.percentileMicros(0.99),
+                v.fairTrials() == 0 ? "-" : v.longestWaiterWon() + " / " + v.fairTrials()));
       }
       out.append('\n');
     }

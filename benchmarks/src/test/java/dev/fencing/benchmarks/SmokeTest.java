@@ -17,11 +17,24 @@ class SmokeTest {
     for (String expected :
         new String[] {
           LeaseCycleBench.RFENCED,
+          HandoffBench.FENCING,
           JdbcBench.TRIGGER,
           JdbcBench.BATCH_GUARDED,
           JdbcBench.JOOQ_FENCED,
           "heartbeat: 100 leases",
           "bytes retained per held lease"
+        }) {
+      assertTrue(report.contains(expected), () -> "missing " + expected + " in\n" + report);
+    }
+  }
+
+  @Test
+  void theGroupsRunOnlyWhenNamedRun() throws Exception {
+    String report =
+        Main.run(Main.parse(new String[] {"--smoke", "--only", "registration,mariadb-batch"}));
+    for (String expected :
+        new String[] {
+          "registration, PostgreSQL", "registration, MariaDB", MariaDbBench.BATCH_GUARDED
         }) {
       assertTrue(report.contains(expected), () -> "missing " + expected + " in\n" + report);
     }

@@ -54,6 +54,35 @@ final class CommitBound {
       DataSource dataSource, Connection connection, int pid, long boundNanos, String what)
       throws SQLException {
     connection.clearWarnings();
+    around(
+        dataSource,
+        connection,
+        pid,
+        boundNanos,
+        what,
+        () -> {
+          connection.commit();
+          return null;
+        });
+    failOnWarning(connection.getWarnings(), what);
+  }
+
+  /**
+   * Runs {@code committing}, a call on {@code connection} (backend {@code pid}) that commits, and
+   * ends the backend if it still waits for replication after {@code boundNanos}. The caller checks
+   * the warnings of whatever the call reported them on, with {@link #failOnWarning}.
+   *
+   * @param what the registration, for messages
+   * @throws SQLException if the call failed, or was ended at the bound
+   */
+  static <T> T around(
+      DataSource dataSource,
+      Connection connection,
+      int pid,
+      long boundNanos,
+      String what,
+      SqlCall<T> committing)
+      throws SQLException {
     AtomicBoolean done = new AtomicBoolean();
     AtomicBoolean ended = new AtomicBoolean();
     ScheduledFuture<?> watch =
@@ -62,7 +91,7 @@ final class CommitBound {
             Math.max(0, boundNanos),
             TimeUnit.NANOSECONDS);
     try {
-      connection.commit();
+      return committing.call();
     } catch (SQLException e) {
       if (ended.get()) {
         throw new SQLNonTransientException(
@@ -78,7 +107,15 @@ final class CommitBound {
       done.set(true);
       watch.cancel(false);
     }
-    SQLWarning warning = connection.getWarnings();
+  }
+
+  /**
+   * Fails if a registration's commit came with {@code warning} (the first of a chain, or null): a
+   * registration has no other reason to warn than a cancelled wait for replication.
+   *
+   * @throws SQLNonTransientException if {@code warning} is not null
+   */
+  static void failOnWarning(SQLWarning warning, String what) throws SQLNonTransientException {
     if (warning != null) {
       throw new SQLNonTransientException(
           what

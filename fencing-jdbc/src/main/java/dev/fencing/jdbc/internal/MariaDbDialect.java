@@ -45,6 +45,10 @@ public final class MariaDbDialect implements FenceDialect {
   private static final int LOCK_WAIT_TIMEOUT = 1205;
 
   private static final int LOCK_DEADLOCK = 1213;
+
+  /** What {@code fence_refused} raises. */
+  private static final String REFUSED = "ZF001";
+
   private static final int UNKNOWN_DATABASE = 1049;
   private static final int NO_SUCH_FUNCTION = 1305;
 
@@ -79,9 +83,14 @@ public final class MariaDbDialect implements FenceDialect {
   }
 
   /**
-   * Registers strictly above the stored token. The assignments run left to right and each compares
-   * with the stored token, so {@code token} is assigned last. Parameters: resource, token, lease
-   * id.
+   * Registers strictly above the stored token, or fails. The assignments run left to right and each
+   * compares with the stored token, so {@code token} is assigned last: a newer token takes the row;
+   * the same token of the same lease (a retry after a lost reply) leaves it as it is; anything else
+   * calls the fence schema's {@code fence_refused}, which raises {@code ZF001}, so the statement
+   * fails and writes nothing. The statement therefore succeeds only if the row names the lease
+   * afterwards, which makes it complete on its own in auto-commit mode (with the driver's default
+   * found-rows count, a row left as it was would report 1, like an insert). Parameters: resource,
+   * token, lease id.
    */
   String register(long lockWaitSeconds) {
     String newer = "token < VALUES(token)";
@@ -96,7 +105,9 @@ public final class MariaDbDialect implements FenceDialect {
         + newer
         + ", CURRENT_TIMESTAMP(6), registered_at), token = IF("
         + newer
-        + ", VALUES(token), token)";
+        + ", VALUES(token), IF(token = VALUES(token) AND lease_id = VALUES(lease_id), token, "
+        + quote(schema)
+        + ".fence_refused(resource, VALUES(token), token)))";
   }
 
   @Override
@@ -142,6 +153,11 @@ public final class MariaDbDialect implements FenceDialect {
     throw new SQLFeatureNotSupportedException(NO_TRIGGER_MODE, "0A000");
   }
 
+  /**
+   * One attempt: the upsert of {@link #register(long)}, which either leaves the fence naming the
+   * lease or fails. In auto-commit mode (the pool's default) that is one round trip; on a
+   * connection handed out with auto-commit off, the upsert and its commit.
+   */
   @Override
   public void registerOnce(
       DataSource dataSource,
@@ -157,7 +173,6 @@ public final class MariaDbDialect implements FenceDialect {
     long seconds = Math.max(1, (lockTimeoutMillis + 999) / 1000);
     try (Connection connection = dataSource.getConnection()) {
       boolean autoCommit = connection.getAutoCommit();
-      connection.setAutoCommit(false);
       try {
         long threadId = endBlockersAfter == null ? 0 : connectionId(connection);
         try (PreparedStatement register = connection.prepareStatement(register(seconds))) {
@@ -170,15 +185,22 @@ public final class MariaDbDialect implements FenceDialect {
                   : MariaDbStaleBlockerWatch.start(
                       dataSource, schema, lease, threadId, register, endBlockersAfter);
           BlockerWatch.around(watch, register::executeUpdate);
+        } catch (SQLException e) {
+          if (REFUSED.equals(e.getSQLState())) {
+            // the fence holds this token for another lease, or a higher one: say which (as
+            // StaleTokenException); should the fence name the lease after all, the refusal stands
+            Registrations.requireFenceNames(connection, readFence(), lease);
+          }
+          throw e;
         }
-        // The upsert holds the row's exclusive lock: the row read now is the one it left.
-        Registrations.requireFenceNames(connection, readFence(), lease);
-        connection.commit();
+        if (!autoCommit) {
+          connection.commit();
+        }
       } catch (SQLException | RuntimeException e) {
-        Registrations.rollbackQuietly(connection, e);
+        if (!autoCommit) {
+          Registrations.rollbackQuietly(connection, e);
+        }
         throw e;
-      } finally {
-        Registrations.restoreAutoCommit(connection, autoCommit);
       }
     }
   }

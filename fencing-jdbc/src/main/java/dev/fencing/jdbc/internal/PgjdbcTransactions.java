@@ -4,7 +4,9 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.function.BooleanSupplier;
 
-/** pgjdbc's report of the server's transaction status, when the driver is pgjdbc. */
+/**
+ * pgjdbc's report of the server's transaction status and of its backend, when the driver is pgjdbc.
+ */
 final class PgjdbcTransactions {
   private static final boolean PRESENT = present();
 
@@ -15,6 +17,18 @@ final class PgjdbcTransactions {
       return PRESENT && Probe.isPgjdbc(connection);
     } catch (SQLException e) {
       return false;
+    }
+  }
+
+  /**
+   * The backend process id pgjdbc learned when it connected (no round trip), or 0 when the driver
+   * is not pgjdbc.
+   */
+  static int backendPid(Connection connection) {
+    try {
+      return PRESENT ? Probe.backendPid(connection) : 0;
+    } catch (SQLException e) {
+      return 0;
     }
   }
 
@@ -43,6 +57,12 @@ final class PgjdbcTransactions {
   private static final class Probe {
     static boolean isPgjdbc(Connection connection) throws SQLException {
       return connection.isWrapperFor(org.postgresql.core.BaseConnection.class);
+    }
+
+    static int backendPid(Connection connection) throws SQLException {
+      return connection.isWrapperFor(org.postgresql.core.BaseConnection.class)
+          ? connection.unwrap(org.postgresql.core.BaseConnection.class).getBackendPID()
+          : 0;
     }
 
     static BooleanSupplier of(Connection connection) throws SQLException {
