@@ -61,12 +61,13 @@ public final class MariaDbDialect implements FenceDialect {
           + " be emptied without a token. Use GuardedStatements or FencedDsl, whose writes the"
           + " database checks in the statement itself";
 
+  private final String schema;
   private final String fenceTable;
   private final GuardedSql guardedSql;
 
   /** The dialect for a fence in the database {@code schema}. */
   public MariaDbDialect(String schema) {
-    FenceSchema.requireIdentifier("fence schema", schema);
+    this.schema = FenceSchema.requireIdentifier("fence schema", schema);
     this.fenceTable = quote(schema) + "." + quote(FenceSchema.FENCE_TABLE);
     this.guardedSql = GuardedSql.of(DatabaseProduct.MARIADB, schema);
   }
