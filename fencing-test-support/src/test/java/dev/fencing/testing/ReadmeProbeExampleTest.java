@@ -22,12 +22,13 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The "Test that your DAOs are fenced" example of README.md: the test class between the {@code //
- * README:} markers below appears verbatim in the README, and runs here (as a nested test class) on
- * a real PostgreSQL.
+ * README:} markers below appears verbatim in the README and in docs/testing.md, and runs here (as a
+ * nested test class) on a real PostgreSQL.
  */
 class ReadmeProbeExampleTest {
 
   private static final Path README = Path.of("..", "README.md");
+  private static final Path TESTING_PAGE = Path.of("..", "docs", "testing.md");
   private static final Path SOURCE =
       Path.of("src", "test", "java", "dev", "fencing", "testing", "ReadmeProbeExampleTest.java");
 
@@ -63,9 +64,11 @@ class ReadmeProbeExampleTest {
       snippet.append(line.startsWith(m.group(1)) ? line.substring(m.group(1).length()) : line);
       snippet.append('\n');
     }
-    assertThat(Files.readString(README))
-        .as("README.md contains, verbatim:%n%s", snippet)
-        .contains(snippet.toString());
+    for (Path page : new Path[] {README, TESTING_PAGE}) {
+      assertThat(Files.readString(page))
+          .as("%s contains, verbatim:%n%s", page, snippet)
+          .contains(snippet.toString());
+    }
   }
 
   /** A DAO as a team writes it: plain SQL on a connection from the data source it is given. */
