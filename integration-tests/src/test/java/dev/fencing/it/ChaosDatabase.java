@@ -3,6 +3,7 @@ package dev.fencing.it;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Map;
+import java.util.Random;
 
 /**
  * The fenced database of a chaos run: what differs between PostgreSQL ({@link PostgresChaos}) and
@@ -57,6 +58,26 @@ interface ChaosDatabase {
    * CONNECTION} on MariaDB). Returns how it was done, for the nemesis log.
    */
   String endConnections(String appName) throws SQLException;
+
+  /**
+   * The condition, appended to a query of the fence row, that keeps the row only if its
+   * registration is of the server's current epoch (a registration of an older one is refused by
+   * design, so a refusal then is no refusal of the current holder): empty where there is no epoch.
+   */
+  default String ofCurrentEpoch(String fenceSchema) {
+    return "";
+  }
+
+  /**
+   * The fault {@link ChaosRun.Fault#PG_FAILOVER}: the primary is lost and a standby that lags
+   * behind it is promoted. Returns how it was done, for the nemesis log.
+   *
+   * @throws IllegalStateException if this database has no standby ({@link PostgresPairChaos} has)
+   */
+  default String promoteStandby(Random random) throws SQLException {
+    throw new IllegalStateException(
+        name() + " at " + jdbc() + " has no standby: PG_FAILOVER runs on a PostgresPairChaos");
+  }
 
   /** Ends the run's connections and drops what it created (the schemas unless {@code keep}). */
   void cleanUp(String suffix, String schema, String fenceSchema, boolean keep) throws SQLException;

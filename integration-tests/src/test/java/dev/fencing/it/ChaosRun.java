@@ -51,7 +51,12 @@ final class ChaosRun {
     CUT_IN_TRANSACTION(
         2,
         "a holder's Redis lock deleted while its transaction, already written to, is open; a"
-            + " successor acquires and registers at once, then the holder commits");
+            + " successor acquires and registers at once, then the holder commits"),
+    PG_FAILOVER(
+        1,
+        "PostgreSQL primary lost (immediate stop) after its asynchronous standby stopped taking"
+            + " WAL for 0.2-0.8 s; the standby promoted, a new one built meanwhile (PostgresPairChaos"
+            + " only)");
 
     final int weight;
     final String description;
@@ -82,10 +87,18 @@ final class ChaosRun {
       faults = faults.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(faults));
     }
 
-    /** Every fault kind, all shapes. */
+    /** Every fault kind that needs no standby (all but {@link Fault#PG_FAILOVER}), all shapes. */
     static Settings of(String mode, long seed, Duration duration, int resources, Path dir) {
       return new Settings(
-          mode, seed, duration, 4, resources, 1000, EnumSet.allOf(Fault.class), "", dir);
+          mode,
+          seed,
+          duration,
+          4,
+          resources,
+          1000,
+          EnumSet.complementOf(EnumSet.of(Fault.PG_FAILOVER)),
+          "",
+          dir);
     }
 
     Settings withShapes(String only) {
@@ -358,6 +371,7 @@ final class ChaosRun {
         yield "all connections";
       }
       case CUT_IN_TRANSACTION -> cutInTransaction();
+      case PG_FAILOVER -> database.promoteStandby(random);
     };
   }
 

@@ -17,15 +17,20 @@ import org.postgresql.ds.PGSimpleDataSource;
  * fence through the migrations, {@code pg_terminate_backend} of a worker's backends (found by
  * {@code application_name}).
  */
-final class PostgresChaos implements ChaosDatabase {
-
-  static final PostgresChaos INSTANCE = new PostgresChaos();
+class PostgresChaos implements ChaosDatabase {
 
   static final String JDBC =
       System.getProperty(
           "fencing.test.jdbc", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
 
-  private PostgresChaos() {}
+  static final PostgresChaos INSTANCE = new PostgresChaos(JDBC);
+
+  private final String jdbc;
+
+  /** PostgreSQL at {@code jdbc} (the administrator's URL, also the workers'). */
+  PostgresChaos(String jdbc) {
+    this.jdbc = jdbc;
+  }
 
   @Override
   public String name() {
@@ -34,17 +39,17 @@ final class PostgresChaos implements ChaosDatabase {
 
   @Override
   public String jdbc() {
-    return JDBC;
+    return jdbc;
   }
 
   @Override
   public void requireReachable() {
-    try (Connection c = DriverManager.getConnection(JDBC)) {
+    try (Connection c = DriverManager.getConnection(jdbc)) {
       c.isValid(2);
     } catch (SQLException e) {
       throw new AssertionError(
           "PostgreSQL is not reachable at "
-              + JDBC
+              + jdbc
               + " ("
               + e.getMessage()
               + "); start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql)"
@@ -78,9 +83,9 @@ final class PostgresChaos implements ChaosDatabase {
       }
     }
     PGSimpleDataSource ds = new PGSimpleDataSource();
-    ds.setURL(JDBC);
+    ds.setURL(jdbc);
     FencingMigrations.migrate((DataSource) ds, options.build());
-    try (Connection c = DriverManager.getConnection(JDBC);
+    try (Connection c = DriverManager.getConnection(jdbc);
         Statement st = c.createStatement()) {
       st.execute(
           "CREATE FUNCTION "
@@ -101,7 +106,7 @@ final class PostgresChaos implements ChaosDatabase {
 
   @Override
   public String workerJdbc(String appName, String schema, String fenceSchema) {
-    return JDBC;
+    return jdbc;
   }
 
   @Override
@@ -111,7 +116,7 @@ final class PostgresChaos implements ChaosDatabase {
 
   @Override
   public String endConnections(String appName) throws SQLException {
-    try (Connection c = DriverManager.getConnection(JDBC);
+    try (Connection c = DriverManager.getConnection(jdbc);
         PreparedStatement s =
             c.prepareStatement(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
@@ -125,7 +130,7 @@ final class PostgresChaos implements ChaosDatabase {
   @Override
   public void cleanUp(String suffix, String schema, String fenceSchema, boolean keep)
       throws SQLException {
-    try (Connection c = DriverManager.getConnection(JDBC);
+    try (Connection c = DriverManager.getConnection(jdbc);
         Statement st = c.createStatement()) {
       st.execute(
           "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE"
@@ -137,6 +142,11 @@ final class PostgresChaos implements ChaosDatabase {
         st.execute("DROP SCHEMA IF EXISTS " + fenceSchema + " CASCADE");
       }
     }
+  }
+
+  @Override
+  public String ofCurrentEpoch(String fenceSchema) {
+    return " AND epoch = " + fenceSchema + ".fence_epoch()";
   }
 
   @Override

@@ -385,8 +385,10 @@ public final class Worker {
   }
 
   /**
-   * After a rejection: if the fence still names this lease, no newer holder had registered (a
-   * registration never names a superseded lease again), so the database refused its current holder.
+   * After a rejection: if the fence still names this lease, of the current epoch, no newer holder
+   * had registered (a registration never names a superseded lease again), so the database refused
+   * its current holder. (A registration of an older epoch, made before a promotion, is refused by
+   * design until the holder registers again.)
    */
   private void checkRefusal(
       HikariDataSource pool, Lease lease, String attempt, StaleTokenException e) {
@@ -396,7 +398,10 @@ public final class Worker {
     try (Connection c = pool.getConnection();
         PreparedStatement read =
             c.prepareStatement(
-                "SELECT token, lease_id FROM " + fenceSchema + ".fence WHERE resource = ?")) {
+                "SELECT token, lease_id FROM "
+                    + fenceSchema
+                    + ".fence WHERE resource = ?"
+                    + database.ofCurrentEpoch(fenceSchema))) {
       read.setString(1, lease.resource());
       try (ResultSet rs = read.executeQuery()) {
         if (rs.next() && lease.leaseId().equals(rs.getString(2))) {
@@ -755,7 +760,10 @@ public final class Worker {
       try (Connection c = pool.getConnection();
           PreparedStatement read =
               c.prepareStatement(
-                  "SELECT lease_id FROM " + fenceSchema + ".fence WHERE resource = ?")) {
+                  "SELECT lease_id FROM "
+                      + fenceSchema
+                      + ".fence WHERE resource = ?"
+                      + database.ofCurrentEpoch(fenceSchema))) {
         read.setString(1, lease.resource());
         try (ResultSet rs = read.executeQuery()) {
           if (rs.next() && lease.leaseId().equals(rs.getString(1))) {

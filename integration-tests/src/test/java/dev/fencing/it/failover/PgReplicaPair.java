@@ -28,7 +28,7 @@ import java.util.stream.Stream;
  * not depend on {@code fsync}). The primary is "lost" by stopping it with {@code -m immediate} and
  * never starting it again.
  */
-final class PgReplicaPair implements AutoCloseable {
+public final class PgReplicaPair implements AutoCloseable {
 
   /** The standby's {@code application_name} (its {@code cluster_name}). */
   static final String STANDBY_NAME = "standby1";
@@ -38,8 +38,8 @@ final class PgReplicaPair implements AutoCloseable {
   private final Path root;
   private final String bin;
   private final boolean asRoot;
-  private final Server primary;
-  private final Server standby;
+  private Server primary;
+  private Server standby;
 
   /** One server of the pair. */
   final class Server {
@@ -141,7 +141,7 @@ final class PgReplicaPair implements AutoCloseable {
    *
    * @param synchronous whether the primary names the standby in {@code synchronous_standby_names}
    */
-  static PgReplicaPair start(boolean synchronous) {
+  public static PgReplicaPair start(boolean synchronous) {
     String bin = exec(List.of("pg_config", "--bindir"), true).trim();
     boolean asRoot = "root".equals(System.getProperty("user.name"));
     Path root;
@@ -227,7 +227,7 @@ final class PgReplicaPair implements AutoCloseable {
   }
 
   /** A pgjdbc multi-host URL over both servers that always picks the current primary. */
-  String multiHostUrl() {
+  public String multiHostUrl() {
     return "jdbc:postgresql://127.0.0.1:"
         + primary.port
         + ",127.0.0.1:"
@@ -236,7 +236,7 @@ final class PgReplicaPair implements AutoCloseable {
   }
 
   /** Waits until the standby streams from the primary and has replayed all it sent. */
-  void awaitStreaming() throws SQLException {
+  public void awaitStreaming() throws SQLException {
     long deadline = System.nanoTime() + WAIT_NANOS;
     while (true) {
       String state =
@@ -259,7 +259,7 @@ final class PgReplicaPair implements AutoCloseable {
    * Cuts the WAL shipping: stops the standby (clean), so nothing the primary commits from now on
    * reaches it.
    */
-  void stopShipping() {
+  public void stopShipping() {
     standby.stop(false);
   }
 
@@ -267,7 +267,7 @@ final class PgReplicaPair implements AutoCloseable {
    * The fail-over: the primary is lost (stopped immediately, never started again), the standby is
    * started again if it was stopped (it keeps only the WAL it had received) and promoted.
    */
-  void failOver() throws SQLException {
+  public void failOver() throws SQLException {
     primary.stop(true);
     if (!standby.running()) {
       standby.start();
@@ -281,6 +281,47 @@ final class PgReplicaPair implements AutoCloseable {
       }
       sleep(20);
     }
+  }
+
+  /**
+   * After {@link #failOver()}: the promoted standby is the primary from now on, and the lost
+   * primary's server is built again, empty, as its streaming standby ({@code pg_basebackup -R} on
+   * the lost primary's port), so that the pair can fail over again.
+   */
+  public void rebuildStandby() throws SQLException {
+    Server promoted = standby;
+    Server lost = primary;
+    lost.stop(true);
+    try (Stream<Path> paths = Files.walk(lost.data)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    primary = promoted;
+    standby = lost;
+    pg(
+        "pg_basebackup",
+        "-D",
+        lost.data.toString(),
+        "-h",
+        "127.0.0.1",
+        "-p",
+        Integer.toString(promoted.port),
+        "-U",
+        "postgres",
+        "-R",
+        "-X",
+        "stream",
+        "--no-sync");
+    appendConf(
+        lost,
+        "port = "
+            + lost.port
+            + "\ncluster_name = '"
+            + STANDBY_NAME
+            + "'\nsynchronous_standby_names = ''\n");
+    lost.start();
+    awaitStreaming();
   }
 
   /** Stops both servers by PID (whatever state they are in) and deletes their directories. */
