@@ -171,11 +171,9 @@ final class SafeExpressions {
       }
       Object value = param.getValue();
       if (param.isInline() && value != null && !EXACT_LITERALS.contains(value.getClass())) {
-        return "the literal "
-            + param
-            + " ("
+        return "a literal that jOOQ reads as "
             + value.getClass().getSimpleName()
-            + "), which jOOQ may render with another type; pass it as a ? parameter";
+            + " and may render with another type or spelling; pass it as a ? parameter";
       }
       return null;
     }

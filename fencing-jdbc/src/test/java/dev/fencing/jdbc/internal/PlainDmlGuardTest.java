@@ -626,6 +626,22 @@ class PlainDmlGuardTest {
   }
 
   @Test
+  void escapeAndIntervalAreRespelledOnlyOutsideLiteralsCommentsAndNames() {
+    String sql =
+        "UPDATE items SET v = 'interval ''1 day'' escape ''''' /* interval '2 days' */"
+            + " WHERE \"interval\" IS NULL AND v LIKE ? ESCAPE ''"
+            + " AND now() - interval '1 day' < now()";
+    Guarded guarded = (Guarded) guard.rewrite(sql, CURRENT);
+
+    assertThat(guarded.sql())
+        .contains("v = 'interval ''1 day'' escape '''''")
+        .contains("\"interval\" is null")
+        .contains("(v like ? escape '')")
+        .contains("(current_timestamp - cast('1 day' as interval))")
+        .doesNotContain("\uE000");
+  }
+
+  @Test
   void aRefusalQuotesTheStatementAsWrittenAndIsItsOwnType() {
     String sql = "UPDATE items SET v = 'x' WHERE id = any(SELECT id FROM plain UNION SELECT ?)";
     Refused refused = (Refused) guard.rewrite(sql, CURRENT);
