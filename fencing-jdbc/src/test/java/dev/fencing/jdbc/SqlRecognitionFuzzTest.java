@@ -106,7 +106,7 @@ class SqlRecognitionFuzzTest {
     @Override
     public int[] sizes() {
       return new int[] {
-        11, TARGETS.length, LITERALS.length, COMMENTS.length, SETTINGS.length, 5, 4
+        18, TARGETS.length, LITERALS.length, COMMENTS.length, SETTINGS.length, 5, 4
       };
     }
 
@@ -142,6 +142,57 @@ class SqlRecognitionFuzzTest {
         case 7 -> "UPDATE " + t + " SET id = id + 100" + com + " WHERE id = " + id;
         case 8 -> "SELECT " + lit + com + "; UPDATE " + t + " SET note = 'two' WHERE id = " + id;
         case 9 -> "UPDATE " + t + " SET note = " + lit + com;
+        // the shapes an ORM emits: read-only subqueries, LIKE/ILIKE, ||, = ANY, interval
+        // arithmetic, INSERT ... SELECT, DEFAULT in VALUES
+        case 11 ->
+            "UPDATE "
+                + t
+                + " SET n = n + 1 WHERE id IN (SELECT u.id FROM "
+                + s
+                + ".u_plain u WHERE u.note = "
+                + lit
+                + com
+                + " OR u.id = "
+                + id
+                + ")";
+        case 12 ->
+            "UPDATE "
+                + t
+                + " SET note = note || "
+                + lit
+                + com
+                + " WHERE id = ANY(ARRAY["
+                + id
+                + ", 3])";
+        case 13 -> "DELETE FROM " + t + " WHERE lower(note) LIKE " + lit + com + " ESCAPE ''";
+        case 14 ->
+            "UPDATE " + t + " SET n = n + 1 WHERE note ILIKE " + lit + com + " AND id <> " + id;
+        case 15 ->
+            "INSERT INTO "
+                + t
+                + " (id, note, n) SELECT id + 200, note || "
+                + lit
+                + com
+                + ", n FROM "
+                + s
+                + ".u_plain WHERE id = "
+                + id;
+        case 16 ->
+            "INSERT INTO "
+                + t
+                + " (id, note, n) VALUES ("
+                + (300 + id)
+                + ", "
+                + lit
+                + com
+                + ", DEFAULT)";
+        case 17 ->
+            "DELETE FROM "
+                + t
+                + " WHERE id = "
+                + id
+                + " AND now() - interval '1 day' < now()"
+                + com;
         default -> "UPDATE " + t + " SET n = n + 1 WHERE note = " + lit + com + " AND id = " + id;
       };
     }

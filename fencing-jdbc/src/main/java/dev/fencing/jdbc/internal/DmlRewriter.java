@@ -28,6 +28,7 @@ import org.jooq.conf.RenderNameCase;
 import org.jooq.conf.RenderQuotedNames;
 import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
+import org.jooq.impl.DefaultConfiguration;
 import org.jooq.impl.QOM;
 import org.jooq.impl.TableImpl;
 
@@ -43,6 +44,7 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
   private static final String RESOURCE_COLUMN = "fence_resource";
 
   private final DSLContext dsl;
+  private final FaithfulRendering rendering;
   private final FencedTables tables;
   private final WriteScreen screen;
   private final GuardedSql guardedSql;
@@ -77,7 +79,10 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
             .withRenderNameCase(RenderNameCase.AS_IS)
             .withRenderQuotedNames(RenderQuotedNames.EXPLICIT_DEFAULT_UNQUOTED)
             .withRenderFormatted(false);
-    this.dsl = DSL.using(SQLDialect.POSTGRES, settings);
+    this.rendering = new FaithfulRendering();
+    this.dsl =
+        DSL.using(new DefaultConfiguration().set(SQLDialect.POSTGRES).set(settings).set(rendering));
+    rendering.renderWith(dsl);
     byte[] random = new byte[8];
     new SecureRandom().nextBytes(random);
     this.marker = "fencingslot" + HexFormat.of().formatHex(random);
@@ -112,11 +117,16 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
               + " differently when standard_conforming_strings is off (bind the value as a"
               + " parameter, or write E'...')");
     }
+    String parsed = FaithfulRendering.respell(sql);
     Query[] queries;
     try {
-      queries = dsl.parser().parse(sql).queries();
+      queries = dsl.parser().parse(parsed).queries();
     } catch (RuntimeException | StackOverflowError e) {
-      return screened(sql, "jOOQ's parser cannot read it (" + firstLine(e.getMessage()) + ")");
+      return screened(
+          sql,
+          e instanceof org.jooq.impl.ParserException parser
+              ? "jOOQ's parser cannot read it (" + parserProblem(parser, parsed.equals(sql)) + ")"
+              : "jOOQ's parser fails on it");
     }
     if (queries.length == 0) {
       return PlainDmlGuard.PassThrough.INSTANCE;
@@ -124,13 +134,13 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
     try {
       if (queries.length > 1) {
         for (Query query : queries) {
-          if (rewrite(sql, query, new SafeExpressions()) != null) {
+          if (rewrite(sql, query, new SafeExpressions(rendering)) != null) {
             throw new Refusal("it is " + queries.length + " statements in one string");
           }
         }
         return PlainDmlGuard.PassThrough.INSTANCE;
       }
-      SafeExpressions check = new SafeExpressions();
+      SafeExpressions check = new SafeExpressions(rendering);
       Query rewritten = rewrite(sql, queries[0], check);
       if (rewritten == null) {
         return PlainDmlGuard.PassThrough.INSTANCE;
@@ -141,9 +151,12 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
           "jOOQ would render it with a backslash in a '...' literal, which PostgreSQL reads"
               + " differently when standard_conforming_strings is off");
       refuseIf(
+          rendered.indexOf(FaithfulRendering.NO_ESCAPE) >= 0,
+          "jOOQ read ESCAPE '' somewhere else than after LIKE");
+      refuseIf(
           occurrences(rendered.toLowerCase(Locale.ROOT), "cast(") != check.casts(),
           "jOOQ would render it with a cast it does not have, which may change its meaning");
-      checkParameterOrder(sql, rendered, dsl.extractBindValues(queries[0]).size());
+      checkParameterOrder(parsed, rendered, dsl.extractBindValues(queries[0]).size());
       return SqlTemplate.split(rendered, marker);
     } catch (Refusal refusal) {
       return refused(sql, refusal.getMessage());
@@ -248,6 +261,7 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
 
   private QOM.Insert<?> rewriteInsert(String sql, QOM.Insert<?> insert, SafeExpressions check)
       throws Refusal {
+    String parsedText = FaithfulRendering.respell(sql);
     Target target =
         target(
             insert.$into(),
@@ -261,21 +275,28 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
       return null;
     }
     refuseIf(insert.$with() != null, "it has a WITH clause (a CTE may write elsewhere)");
-    refuseIf(insert.$select() != null, "it is an INSERT ... SELECT");
-    refuseIf(insert.$defaultValues(), "it is an INSERT ... DEFAULT VALUES");
     refuseIf(
-        insert.$columns().isEmpty()
-            || !insert.$columns().stream().allMatch(column -> column instanceof TableField<?, ?>),
+        !insert.$defaultValues()
+            && (insert.$columns().isEmpty()
+                || !insert.$columns().stream()
+                    .allMatch(column -> column instanceof TableField<?, ?>)),
         "it does not name its columns");
     refuseIf(
-        insert.$values().size() != 1,
-        "it inserts " + insert.$values().size() + " rows (insert one row per statement, batched)");
+        insert.$select() == null && !insert.$defaultValues() && insert.$values().size() != 1,
+        "it inserts "
+            + insert.$values().size()
+            + " rows in one VALUES list, and PostgreSQL types the values of a guarded form"
+            + " (INSERT ... SELECT) differently from a VALUES list (insert one row per statement"
+            + " in a JDBC batch, which is sent in one round trip)");
+    java.util.Set<String> named = new java.util.HashSet<>();
     for (Field<?> column : insert.$columns()) {
       requireNotFenceColumns(column);
+      refuseIf(!named.add(fold(column.getUnqualifiedName())), "it names a column twice");
     }
-    Row row = insert.$values().get(0);
-    requireSafe(check, "VALUES", row.$fields());
-    refuseIf(row.size() != insert.$columns().size(), "its VALUES and column list differ in length");
+    // jOOQ keeps one of two same-named columns (and its value): PostgreSQL rejects the statement
+    refuseIf(
+        !insert.$columns().isEmpty() && columnsAsWritten(parsedText) != insert.$columns().size(),
+        "it names a column twice");
     requireSafe(check, "ON CONFLICT", insert.$onConflict());
     requireSafe(check, "ON CONFLICT ... WHERE", insert.$onConflictWhere());
     requireSafe(check, "DO UPDATE SET", insert.$updateSet());
@@ -284,8 +305,33 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
       requireNotFenceColumns(column);
     }
 
-    List<Field<?>> columns = new ArrayList<>(insert.$columns());
-    List<SelectFieldOrAsterisk> values = new ArrayList<>(row.$fields());
+    List<Field<?>> columns = new ArrayList<>();
+    List<SelectFieldOrAsterisk> values = new ArrayList<>();
+    Select<?> source = insert.$select();
+    if (source != null) {
+      // INSERT ... SELECT: the guard joins the select's own WHERE, so that its select list
+      // stays where PostgreSQL types it by the target columns
+      String reason = check.unsafe(source);
+      refuseIf(reason != null, "its SELECT has " + reason);
+      refuseIf(
+          source.$distinct() || !source.$groupBy().isEmpty() || source.$having() != null,
+          "it is an INSERT ... SELECT with DISTINCT, GROUP BY or HAVING, which a condition in"
+              + " its WHERE does not stop from producing rows");
+      columns.addAll(insert.$columns());
+      values.addAll(source.$select());
+    } else if (!insert.$defaultValues()) {
+      Row row = insert.$values().get(0);
+      requireSafe(check, "VALUES", withoutDefaults(row.$fields()));
+      refuseIf(
+          row.size() != insert.$columns().size(), "its VALUES and column list differ in length");
+      // DEFAULT in VALUES: leaving the column out gives it the same default
+      for (int i = 0; i < row.size(); i++) {
+        if (!(row.field(i) instanceof QOM.Default<?>)) {
+          columns.add(insert.$columns().get(i));
+          values.add(row.field(i));
+        }
+      }
+    }
     Field<Object> tokenColumn = DSL.field(DSL.unquotedName(TOKEN_COLUMN));
     Field<Object> resourceColumn = DSL.field(DSL.unquotedName(RESOURCE_COLUMN));
     columns.add(tokenColumn);
@@ -294,8 +340,15 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
       columns.add(resourceColumn);
       values.add(resourceSlot);
     }
+    Select<?> guardedSource =
+        source == null
+            ? DSL.select(values).where(fenceHeld())
+            : DSL.select(values)
+                .from(source.$from())
+                .where(
+                    source.$where() == null ? fenceHeld() : DSL.and(source.$where(), fenceHeld()));
     QOM.Insert<?> guarded =
-        insert.$values(List.of()).$columns(columns).$select(DSL.select(values).where(fenceHeld()));
+        insert.$defaultValues(false).$values(List.of()).$columns(columns).$select(guardedSource);
     if (insert.$onDuplicateKeyUpdate()) {
       Map<FieldOrRow, FieldOrRowOrSelect> set = new LinkedHashMap<>(insert.$updateSet());
       set.put(tokenColumn, DSL.excluded(tokenColumn));
@@ -456,7 +509,8 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
     for (int i = 0; i < parameters; i++) {
       numbers[i] = i;
     }
-    Query numbered = rewrite(sql, dsl.parser().parseQuery(sql, numbers), new SafeExpressions());
+    Query numbered =
+        rewrite(sql, dsl.parser().parseQuery(sql, numbers), new SafeExpressions(rendering));
     List<Object> order = dsl.extractBindValues(numbered);
     boolean inOrder = order.size() == parameters && dsl.render(numbered).equals(rendered);
     for (int i = 0; inOrder && i < parameters; i++) {
@@ -475,6 +529,62 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
           column.equals(TOKEN_COLUMN) || column.equals(RESOURCE_COLUMN),
           "it sets " + column + " itself, which only the guard may set");
     }
+  }
+
+  /**
+   * How many columns the column list of the INSERT in {@code sql} has as written: the top-level
+   * commas of the first parenthesized list after {@code INTO name [AS alias]}, plus one; -1 if the
+   * text cannot tell.
+   */
+  private static int columnsAsWritten(String sql) {
+    List<int[]> tokens = SqlLexer.tokens(sql);
+    if (tokens == null) {
+      return -1;
+    }
+    int i = 0;
+    while (i < tokens.size() && !token(sql, tokens.get(i)).equalsIgnoreCase("into")) {
+      i++;
+    }
+    i++;
+    while (i < tokens.size() && !token(sql, tokens.get(i)).equals("(")) {
+      String name = token(sql, tokens.get(i));
+      if (!name.equals(".")
+          && !Character.isLetter(name.charAt(0))
+          && name.charAt(0) != '"'
+          && name.charAt(0) != '_') {
+        return -1;
+      }
+      i++;
+    }
+    int depth = 0;
+    int columns = 1;
+    for (i++; i < tokens.size(); i++) {
+      String text = token(sql, tokens.get(i));
+      if (text.equals("(")) {
+        depth++;
+      } else if (text.equals(")")) {
+        if (depth-- == 0) {
+          return columns;
+        }
+      } else if (text.equals(",") && depth == 0) {
+        columns++;
+      }
+    }
+    return -1;
+  }
+
+  private static String token(String sql, int[] span) {
+    return sql.substring(span[0], span[1]);
+  }
+
+  private static List<Field<?>> withoutDefaults(List<? extends Field<?>> fields) {
+    List<Field<?>> values = new ArrayList<>();
+    for (Field<?> field : fields) {
+      if (!(field instanceof QOM.Default<?>)) {
+        values.add(field);
+      }
+    }
+    return values;
   }
 
   private static void requireSafe(SafeExpressions check, String clause, Object part)
@@ -529,6 +639,15 @@ final class DmlRewriter implements PlainDmlGuard.Planner {
   private static String kind(Query query) {
     String name = query.getClass().getSimpleName();
     return name.endsWith("Impl") ? name.substring(0, name.length() - 4) : name;
+  }
+
+  /** What jOOQ's parser expected, without its quote of the (possibly respelled) text. */
+  private static String parserProblem(org.jooq.impl.ParserException e, boolean asWritten) {
+    String message = firstLine(e.getMessage());
+    int quote = message.indexOf(": [");
+    message = quote < 0 ? message : message.substring(0, quote);
+    // positions are in the text as parsed, which differs after a respelling
+    return asWritten ? message + " at line " + e.line() + ", column " + e.column() : message;
   }
 
   private static String firstLine(String message) {

@@ -2,8 +2,8 @@ package dev.fencing.jdbc.internal;
 
 import dev.fencing.core.Lease;
 import dev.fencing.core.internal.ResourceNames;
+import dev.fencing.jdbc.PlainSqlRefusedException;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -54,8 +54,10 @@ public final class PlainDmlGuard {
    * cannot prove it guards.
    *
    * @param message names the statement, the reason and the two ways out
+   * @param statement the statement as the DAO wrote it
+   * @param reason why it is refused
    */
-  public record Refused(String message) implements Result, Plan {
+  public record Refused(String message, String statement, String reason) implements Result, Plan {
     @Override
     public Result resolve(Registration registration) {
       return this;
@@ -63,7 +65,7 @@ public final class PlainDmlGuard {
 
     /** The refusal as the exception a statement throws; nothing was sent to the database. */
     public SQLException toException() {
-      return new SQLFeatureNotSupportedException(message, "0A000");
+      return new PlainSqlRefusedException(message, statement, reason);
     }
   }
 
@@ -110,7 +112,9 @@ public final class PlainDmlGuard {
             + ": \""
             + statement
             + "\". Nothing was sent to the database. "
-            + WAYS_OUT);
+            + WAYS_OUT,
+        sql,
+        reason);
   }
 
   /**

@@ -12,20 +12,19 @@ import org.jooq.Asterisk;
 import org.jooq.DataType;
 import org.jooq.Param;
 import org.jooq.QualifiedAsterisk;
-import org.jooq.QueryPart;
 import org.jooq.Row;
 import org.jooq.TableField;
 import org.jooq.impl.QOM;
 
 /**
  * Decides whether a parsed expression is one the plain-DML rewriter may keep: column references,
- * parameters, literals, operators and a short list of deterministic built-in functions without side
- * effects, which jOOQ renders back to the same PostgreSQL meaning. Everything else (subqueries,
- * unknown or volatile functions, sequence calls, quantified comparisons, ...) is reported, so the
- * statement is refused rather than guessed at. Left out on purpose because jOOQ renders them with a
- * different meaning: {@code ||} (rendered with a cast to varchar, which turns an array or jsonb
- * concatenation into a string one), {@code LIKE} (both sides cast to varchar, which changes it for
- * citext or char(n)) and {@code = ANY(?)} (rendered as {@code = ANY(ARRAY[?])}).
+ * parameters, literals, operators, a short list of deterministic built-in functions without side
+ * effects, and read-only subqueries of plain tables, which jOOQ renders back to the same PostgreSQL
+ * meaning. Everything else (unknown or volatile functions, sequence calls, subqueries with set
+ * operations, locks, joins or table functions, ...) is reported, so the statement is refused rather
+ * than guessed at. Some operators jOOQ would render with another meaning ({@code ||} and {@code
+ * LIKE} with casts to varchar, {@code = ANY(?)} as {@code = ANY(ARRAY[?])}) are accepted only
+ * because {@link FaithfulRendering} renders them as written.
  */
 final class SafeExpressions {
 
@@ -70,6 +69,26 @@ final class SafeExpressions {
           op(QOM.CaseSearched.class, x -> ((QOM.CaseSearched<?>) x).$args()),
           op(QOM.CaseSimple.class, x -> ((QOM.CaseSimple<?, ?>) x).$args()),
           op(QOM.Excluded.class, x -> ((QOM.Excluded<?>) x).$args()),
+          op(QOM.Like.class, x -> List.of(((QOM.Like) x).$value(), ((QOM.Like) x).$pattern())),
+          op(
+              QOM.NotLike.class,
+              x -> List.of(((QOM.NotLike) x).$value(), ((QOM.NotLike) x).$pattern())),
+          op(
+              QOM.LikeIgnoreCase.class,
+              x -> List.of(((QOM.LikeIgnoreCase) x).$value(), ((QOM.LikeIgnoreCase) x).$pattern())),
+          op(
+              QOM.NotLikeIgnoreCase.class,
+              x ->
+                  List.of(
+                      ((QOM.NotLikeIgnoreCase) x).$value(),
+                      ((QOM.NotLikeIgnoreCase) x).$pattern())),
+          op(QOM.Concat.class, x -> ((QOM.Concat) x).$arg1()),
+          op(QOM.Array.class, x -> ((QOM.Array<?>) x).$elements()),
+          op(QOM.In.class, x -> ((QOM.In<?>) x).$args()),
+          op(QOM.NotIn.class, x -> ((QOM.NotIn<?>) x).$args()),
+          op(QOM.Exists.class, x -> List.of(((QOM.Exists) x).$query())),
+          op(QOM.ScalarSubquery.class, x -> ((QOM.ScalarSubquery<?>) x).$args()),
+          op(QOM.QuantifiedSelect.class, x -> List.of(((QOM.QuantifiedSelect<?>) x).$query())),
           op(QOM.CurrentTimestamp.class, x -> List.of()),
           op(QOM.CurrentDate.class, x -> List.of()),
           op(
@@ -93,10 +112,23 @@ final class SafeExpressions {
           BigDecimal.class,
           Boolean.class);
 
+  /**
+   * Deterministic PostgreSQL built-ins without side effects that jOOQ has no model for and renders
+   * by name, as written ({@code character_length} is what Hibernate emits for JPQL {@code length}).
+   */
+  private static final Set<String> BUILT_IN_BY_NAME = Set.of("character_length");
+
+  private final FaithfulRendering rendering;
   private int casts;
 
-  /** A checker for the parts of one statement; counts the casts it accepted. */
-  SafeExpressions() {}
+  /**
+   * A checker for the parts of one statement; counts the casts it accepted.
+   *
+   * @param rendering renders a subquery to compare it with its rebuilt form
+   */
+  SafeExpressions(FaithfulRendering rendering) {
+    this.rendering = rendering;
+  }
 
   /** How many casts the checked parts contain: jOOQ must render no others. */
   int casts() {
@@ -139,11 +171,9 @@ final class SafeExpressions {
       }
       Object value = param.getValue();
       if (param.isInline() && value != null && !EXACT_LITERALS.contains(value.getClass())) {
-        return "the literal "
-            + param
-            + " ("
+        return "a literal that jOOQ reads as "
             + value.getClass().getSimpleName()
-            + "), which jOOQ may render with another type; pass it as a ? parameter";
+            + " and may render with another type or spelling; pass it as a ? parameter";
       }
       return null;
     }
@@ -164,12 +194,96 @@ final class SafeExpressions {
       String reason = unsafeCastType(cast.$dataType());
       return reason != null ? reason : unsafe(cast.$field());
     }
+    if (part instanceof org.jooq.Select<?> select) {
+      return unsafeSubquery(select);
+    }
+    if (part instanceof QOM.Function<?> function
+        && function.getQualifiedName().parts().length == 1
+        && BUILT_IN_BY_NAME.contains(function.getName().toLowerCase(Locale.ROOT))) {
+      return unsafe(function.$args());
+    }
+    if (part.getClass().getName().equals("org.jooq.impl.Expression")) {
+      List<?> operands = rendering.temporalOperands((org.jooq.QueryPart) part);
+      return operands == null
+          ? "date or time arithmetic that jOOQ renders differently from how it was written"
+          : unsafe(operands);
+    }
+    String quantified = unsafeQuantified(part);
+    if (quantified != null) {
+      return quantified.isEmpty() ? null : quantified;
+    }
     for (Operator operator : OPERATORS) {
       if (operator.type().isInstance(part)) {
         return unsafe(operator.arguments().apply(part));
       }
     }
     return describe(part);
+  }
+
+  /**
+   * A quantified comparison ({@code x = ANY(?)}, {@code x <> ALL(SELECT ...)}): null if {@code
+   * part} is none, "" if it may be kept, else why not. jOOQ reads {@code ANY(e)} as an array of the
+   * one element {@code e}; {@link FaithfulRendering} renders it back as {@code ANY(e)}.
+   */
+  private String unsafeQuantified(Object part) {
+    if (!FaithfulRendering.isQuantifiedComparison(part)) {
+      return null;
+    }
+    List<?> operands = FaithfulRendering.quantifiedArgs(part);
+    Object right = operands.get(1);
+    String reason;
+    if (right instanceof QOM.QuantifiedArray<?> array) {
+      if (!(array.$array() instanceof QOM.Array<?> elements) || elements.$elements().size() != 1) {
+        return "a comparison with ANY or ALL of a list the rewriter cannot read back";
+      }
+      reason = unsafe(List.of(operands.get(0), elements.$elements().get(0)));
+    } else if (right instanceof QOM.QuantifiedSelect<?> select) {
+      reason = unsafe(List.of(operands.get(0), select.$query()));
+    } else {
+      return "a comparison with ANY or ALL the rewriter cannot read back";
+    }
+    return reason == null ? "" : reason;
+  }
+
+  /**
+   * A subquery may be kept if it only reads: plain tables (no table functions, no joins), safe
+   * expressions, no WITH, no locking clause, no set operation, no ORDER BY, LIMIT or OFFSET. The
+   * last ones jOOQ's model does not all show, so the subquery must render exactly as the one
+   * rebuilt from the parts checked here.
+   */
+  private String unsafeSubquery(org.jooq.Select<?> select) {
+    if (select.$with() != null) {
+      return "a subquery with WITH (a CTE may write)";
+    }
+    if (!select.$distinctOn().isEmpty()
+        || !select.$window().isEmpty()
+        || select.$qualify() != null
+        || select.$intoTable() != null
+        || !select.$orderBy().isEmpty()
+        || select.$limit() != null
+        || select.$offset() != null
+        || select.$groupByDistinct()) {
+      return "a subquery with DISTINCT ON, WINDOW, INTO, ORDER BY, LIMIT or OFFSET";
+    }
+    for (org.jooq.Table<?> table : select.$from()) {
+      org.jooq.Table<?> named = table instanceof QOM.TableAlias<?> alias ? alias.$table() : table;
+      if (!(named instanceof org.jooq.impl.TableImpl<?>)
+          || named.getQualifiedName().parts().length > 3) {
+        return "a subquery that reads from something other than a plain table (a join, a"
+            + " function or a nested query)";
+      }
+    }
+    String reason = unsafe(select.$select());
+    reason = reason != null ? reason : unsafe(select.$where());
+    reason = reason != null ? reason : unsafe(select.$groupBy());
+    reason = reason != null ? reason : unsafe(select.$having());
+    if (reason != null) {
+      return reason;
+    }
+    return rendering.rendersAsRebuilt(select)
+        ? null
+        : "a subquery with a part the rewriter does not read (a set operation such as UNION, a"
+            + " locking clause, ...)";
   }
 
   /**
@@ -215,17 +329,21 @@ final class SafeExpressions {
         : "a cast to " + type.getTypeName() + ", which jOOQ renders as another type";
   }
 
+  /**
+   * Names what was refused in the words of SQL, never by jOOQ's rendering of it (which may differ
+   * from what the application wrote, and shows parameters as null); the refusal quotes the
+   * statement itself.
+   */
   private static String describe(Object part) {
     if (part instanceof QOM.Function<?> function) {
       return "the function " + function.getName() + "(), which the rewriter cannot classify";
     }
-    if (part instanceof org.jooq.Select<?>) {
-      return "a subquery";
+    if (part instanceof QOM.Default<?>) {
+      return "DEFAULT where only a value may stand";
     }
-    String text = part instanceof QueryPart ? part.toString().replaceAll("\\s+", " ") : "";
-    if (text.length() > 80) {
-      text = text.substring(0, 77) + "...";
-    }
-    return "the expression " + text + " (" + part.getClass().getSimpleName() + ")";
+    String kind = part.getClass().getSimpleName().replaceAll("Impl$", "");
+    return "an expression the rewriter cannot prove jOOQ renders with its meaning (read by jOOQ as "
+        + kind
+        + ")";
   }
 }

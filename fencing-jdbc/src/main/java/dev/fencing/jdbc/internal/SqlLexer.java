@@ -192,6 +192,35 @@ public final class SqlLexer {
   }
 
   /**
+   * The tokens of {@code sql} as PostgreSQL reads it with {@code standard_conforming_strings} on,
+   * without whitespace and comments: each as its start and end offset (a literal, quoted name or
+   * dollar quote is one token; a word; any other character). Null if the text does not lex.
+   *
+   * @param sql plain SQL
+   * @return the tokens, or null
+   */
+  static List<int[]> tokens(String sql) {
+    SqlLexer lexer = new SqlLexer(sql, Reading.POSTGRES_STANDARD);
+    List<int[]> tokens = new java.util.ArrayList<>();
+    while (lexer.at < sql.length()) {
+      if (Character.isWhitespace(sql.charAt(lexer.at))) {
+        lexer.at++;
+      } else if (lexer.startsComment()) {
+        if (lexer.skipComment() != null) {
+          return null;
+        }
+      } else {
+        int start = lexer.at;
+        if (lexer.skipToken() != null) {
+          return null;
+        }
+        tokens.add(new int[] {start, lexer.at});
+      }
+    }
+    return tokens;
+  }
+
+  /**
    * Whether running {@code sql} may end, roll back (fully or to a savepoint) or start a
    * transaction, under any reading of either database: any statement in it starts with a
    * transaction-control keyword, or calls a procedure or an anonymous block (which may commit).

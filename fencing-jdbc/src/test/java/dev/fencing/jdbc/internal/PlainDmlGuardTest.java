@@ -533,29 +533,22 @@ class PlainDmlGuardTest {
         "WITH x AS (UPDATE items SET v = 'w' RETURNING id) SELECT * FROM x",
         "UPDATE items SET v = plain.v FROM plain WHERE plain.id = items.id",
         "DELETE FROM items USING plain WHERE plain.id = items.id",
-        "UPDATE items SET v = 'x' WHERE id IN (SELECT id FROM plain)",
         "UPDATE items SET v = (SELECT v FROM plain LIMIT 1)",
         "UPDATE items SET n = nextval('some_seq') WHERE id = 1",
         "UPDATE items SET v = my_function(v) WHERE id = 1",
         "UPDATE items SET n = random() * 10",
-        "UPDATE items SET v = 'x' WHERE id = any(?)",
-        "UPDATE items SET v = 'x' WHERE v LIKE ?",
-        "UPDATE items SET v = 'x' WHERE v NOT ILIKE 'a%'",
         "UPDATE items SET v = 'a cast(' WHERE id = 1",
         "UPDATE items SET n = n * 1e0 WHERE id = 1",
         "UPDATE items SET v = (?::bit(3))::text WHERE id = 1",
         "UPDATE items SET n = (?::float(10))::int WHERE id = 1",
         "UPDATE items SET v = (DATE '2020-01-01')::text WHERE id = 1",
-        "UPDATE items SET v = v || 'x' WHERE id = 1",
         "UPDATE items SET v = ? WHERE id = $1",
         "UPDATE items SET v = 'a' 'b' WHERE id = 1",
         "UPDATE items SET fence_token = 9223372036854775807",
         "UPDATE items SET v = 'x', fence_resource = 'other' WHERE id = 1",
         "INSERT INTO items (id, v, fence_token) VALUES (9, 'x', 99)",
         "INSERT INTO items (id, v) VALUES (8, 'a'), (9, 'b')",
-        "INSERT INTO items (id, v) SELECT id, v FROM plain",
         "INSERT INTO items VALUES (9, 'x', 1)",
-        "INSERT INTO items DEFAULT VALUES",
         "UPDATE items SET v = 'a'; DELETE FROM plain",
         "UPDATE items SET v = jsonb_set(v::jsonb, '{a}', '1')::text WHERE v::jsonb ? 'a'",
         "MERGE INTO items t USING plain p ON t.id = p.id WHEN MATCHED THEN UPDATE SET v = p.v",
@@ -569,8 +562,22 @@ class PlainDmlGuardTest {
         "EXPLAIN ANALYZE UPDATE items SET v = 'x'",
         "UPDATE items SET v = 'x' WHERE id = 1 FOR UPDATE",
         "UPDATE items SET v = CASE WHEN ? THEN 'a' ELSE v END WHERE id = ?",
-        "INSERT INTO items (id, v) VALUES (?, DEFAULT)",
-        "UPDATE items SET v = 'x' WHERE EXISTS (SELECT 1)"
+        "UPDATE items SET v = 'x' WHERE id IN (SELECT id FROM plain UNION SELECT 1)",
+        "UPDATE items SET v = 'x' WHERE id IN (SELECT id FROM plain FOR UPDATE)",
+        "UPDATE items SET v = 'x' WHERE id IN (SELECT id FROM plain ORDER BY id LIMIT 1)",
+        "UPDATE items SET v = 'x' WHERE id IN (SELECT p.id FROM plain p JOIN items i ON true)",
+        "UPDATE items SET v = 'x' WHERE id IN (SELECT id FROM generate_series(1, 3) id)",
+        "UPDATE items SET v = 'x' WHERE id IN (WITH w AS (SELECT 1 id) SELECT id FROM w)",
+        "UPDATE items SET v = 'x' WHERE id = any(SELECT nextval('some_seq'))",
+        "UPDATE items SET n = (SELECT count(*) FROM plain) WHERE id = 1",
+        "INSERT INTO items (id, v) SELECT max(id) + 1, 'x' FROM plain",
+        "INSERT INTO items (id, v) SELECT DISTINCT id, v FROM plain",
+        "INSERT INTO items (id, v) SELECT id, v FROM plain UNION SELECT 9, 'x'",
+        "INSERT INTO items (id, v, v) VALUES (?, DEFAULT, ?)",
+        "UPDATE items SET v = 'x' WHERE now() - interval '1' day < now()",
+        "UPDATE items SET v = 'x' WHERE v SIMILAR TO 'a%'",
+        "INSERT INTO items (id, v, v) VALUES (?, 'a', ?)",
+        "INSERT INTO items AS i (id, \"v\", V) VALUES (?, 'a', ?)"
       })
   void shapesTheRewriterCannotProveAreRefusedWithBothWaysOut(String sql) {
     Result result = guard.rewrite(sql, CURRENT);
@@ -583,6 +590,74 @@ class PlainDmlGuardTest {
         .contains("FencedDsl")
         .contains("withTriggerMode(true)");
     assertThat(((Refused) result).toException().getMessage()).isEqualTo(message);
+  }
+
+  /** The shapes an ORM emits that the rewriter proves (executed in OrmSqlCorpusTest). */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "UPDATE items SET v = 'x' WHERE id IN (SELECT id FROM plain)",
+        "UPDATE items SET v = 'x' WHERE id IN (SELECT p.id FROM plain p WHERE p.v = ?)",
+        "UPDATE items SET v = (SELECT p.v FROM plain p WHERE p.id = items.id) WHERE id = 1",
+        "DELETE FROM items WHERE EXISTS (SELECT 1 FROM plain p WHERE p.id = items.id)",
+        "UPDATE items SET v = 'x' WHERE EXISTS (SELECT 1)",
+        "DELETE FROM items WHERE id NOT IN (SELECT id FROM " + "plain GROUP BY id HAVING id > 1)",
+        "UPDATE items SET v = 'x' WHERE id = any(?)",
+        "UPDATE items SET v = 'x' WHERE id <> all(array[1, 2])",
+        "UPDATE items SET v = 'x' WHERE v LIKE ?",
+        "UPDATE items SET v = 'x' WHERE lower(v) LIKE ? ESCAPE ''",
+        "UPDATE items SET v = 'x' WHERE v LIKE ? ESCAPE '!'",
+        "UPDATE items SET v = 'x' WHERE v NOT ILIKE 'a%'",
+        "UPDATE items SET v = v || 'x' || ? WHERE id = 1",
+        "DELETE FROM items WHERE now() - interval '1 day' > now()",
+        "INSERT INTO items (id, v) SELECT id, v FROM plain",
+        "INSERT INTO items (id, v) SELECT p.id + 10, p.v || ? FROM plain p WHERE p.id > ?",
+        "INSERT INTO items DEFAULT VALUES",
+        "INSERT INTO items (id, v) VALUES (?, DEFAULT)"
+      })
+  void shapesAnOrmEmitsAreGuarded(String sql) {
+    Result result = guard.rewrite(sql, CURRENT);
+
+    assertThat(result).as(sql).isInstanceOf(Guarded.class);
+    assertThat(((Guarded) result).sql())
+        .as(sql)
+        .doesNotContain("as varchar")
+        .contains("fence_token");
+  }
+
+  @Test
+  void escapeAndIntervalAreRespelledOnlyOutsideLiteralsCommentsAndNames() {
+    String sql =
+        "UPDATE items SET v = 'interval ''1 day'' escape ''''' /* interval '2 days' */"
+            + " WHERE \"interval\" IS NULL AND v LIKE ? ESCAPE ''"
+            + " AND now() - interval '1 day' < now()";
+    Guarded guarded = (Guarded) guard.rewrite(sql, CURRENT);
+
+    assertThat(guarded.sql())
+        .contains("v = 'interval ''1 day'' escape '''''")
+        .contains("\"interval\" is null")
+        .contains("(v like ? escape '')")
+        .contains("(current_timestamp - cast('1 day' as interval))")
+        .doesNotContain("\uE000");
+  }
+
+  @Test
+  void aRefusalQuotesTheStatementAsWrittenAndIsItsOwnType() {
+    String sql = "UPDATE items SET v = 'x' WHERE id = any(SELECT id FROM plain UNION SELECT ?)";
+    Refused refused = (Refused) guard.rewrite(sql, CURRENT);
+
+    assertThat(refused.statement()).isEqualTo(sql);
+    assertThat(refused.reason()).contains("UNION").doesNotContain("null");
+    Throwable exception = refused.toException();
+    assertThat(exception)
+        .isInstanceOf(dev.fencing.jdbc.PlainSqlRefusedException.class)
+        .hasMessageContaining("\"" + sql + "\"");
+    assertThat(refused.toException().getSQLState()).isEqualTo("0A000");
+    // jOOQ's parser failing inside (not a syntax error it reports) is not quoted as its own text
+    Refused unparsable =
+        (Refused)
+            guard.rewrite("UPDATE items SET v = 'x' WHERE v LIKE ? ESCAPE '' ESCAPE ''", CURRENT);
+    assertThat(unparsable.reason()).doesNotContain("out of bounds");
   }
 
   @Test
