@@ -258,7 +258,7 @@ public final class StaleWriterProbe {
     Lease successor = fenced.acquire(resource, request);
     try {
       TableSnapshots beforeStale = snapshot(tables);
-      RecordingDataSource recorder = db.delegate() instanceof RecordingDataSource r ? r : null;
+      RecordingDataSource recorder = recorder(db.delegate());
       long mark = recorder == null ? 0 : recorder.mark();
       boolean believedHeld = first.isHeld();
       Optional<Throwable> staleThrew = runAs(first, code, Holder.STALE_HOLDER);
@@ -341,7 +341,25 @@ public final class StaleWriterProbe {
   /** The pool itself, outside any scope and unrecorded. */
   private DataSource reader() {
     DataSource pool = db.delegate();
-    return pool instanceof RecordingDataSource recording ? recording.delegate() : pool;
+    RecordingDataSource recording = recorder(pool);
+    return recording != null ? recording.delegate() : pool;
+  }
+
+  /**
+   * The recorder under the fenced data source, also behind another wrapper (such as the Spring Boot
+   * starter's), or null.
+   */
+  private static RecordingDataSource recorder(DataSource pool) {
+    if (pool instanceof RecordingDataSource recording) {
+      return recording;
+    }
+    try {
+      return pool.isWrapperFor(RecordingDataSource.class)
+          ? pool.unwrap(RecordingDataSource.class)
+          : null;
+    } catch (SQLException e) {
+      return null;
+    }
   }
 
   private static Optional<Throwable> runAs(Lease lease, Code code, Holder as) {

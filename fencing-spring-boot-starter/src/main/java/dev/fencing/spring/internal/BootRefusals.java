@@ -62,7 +62,11 @@ public final class BootRefusals {
       return message;
     }
     if (FenceSchema.SQLSTATE_NO_TOKEN.equals(refusal.getSQLState())) {
-      return withoutLibraryAdvice(message) + " " + BOOT_TRIGGER_MODE;
+      return withoutLibraryAdvice(message)
+          + " (SQLState "
+          + FenceSchema.SQLSTATE_NO_TOKEN
+          + ") "
+          + BOOT_TRIGGER_MODE;
     }
     if (REFUSED.equals(refusal.getSQLState())
         && message.toLowerCase(Locale.ROOT).startsWith(LIBRARY_REFUSAL)) {
@@ -83,7 +87,7 @@ public final class BootRefusals {
     }
     List<String> kept = new ArrayList<>();
     for (String sentence : sentences(text)) {
-      if (!namesLibraryConfiguration(sentence)) {
+      if (!sentence.isEmpty() && !namesLibraryConfiguration(sentence)) {
         kept.add(sentence);
       }
     }
@@ -98,8 +102,8 @@ public final class BootRefusals {
   }
 
   /**
-   * Splits at ". " and "; " outside double quotes (the quoted statement stays whole): a sentence
-   * keeps its end mark.
+   * Splits at ". ", "; " and line ends outside double quotes (the quoted statement stays whole): a
+   * sentence keeps its end mark.
    */
   static List<String> sentences(String text) {
     List<String> out = new ArrayList<>();
@@ -110,6 +114,9 @@ public final class BootRefusals {
       current.append(c);
       if (c == '"') {
         quoted = !quoted;
+      } else if (!quoted && c == '\n') {
+        out.add(current.toString().trim());
+        current.setLength(0);
       } else if (!quoted
           && (c == '.' || c == ';')
           && i + 1 < text.length()
