@@ -39,6 +39,12 @@ final class MariaDbBench implements AutoCloseable {
   static final String RAW = "the same guarded SQL, pool connection (no wrapper)";
   static final String BATCH_PLAIN = "plain batch";
   static final String BATCH_GUARDED = "guarded batch";
+  static final String BATCH_RAW = "the same guarded SQL, pool connection (no wrapper)";
+  static final String BATCH_NO_LOCK =
+      "that SQL without LOCK IN SHARE MODE in its fence lookup (unsafe: bound of a lookup per row)";
+  static final String BATCH_ROW_GUARD = "row guard + stamp only, no fence lookup (hand-written)";
+  static final String BATCH_SESSION_MARKER =
+      "locking verify once, then a user-variable marker per row (unsafe: outlives the transaction)";
   private static final int ROWS = 10_000;
   private static final int BATCH_ROWS = 1_000;
 
@@ -184,25 +190,29 @@ final class MariaDbBench implements AutoCloseable {
         variants);
   }
 
-  /** Transactions of 1,000 batched one-row updates: plain, then guarded. */
+  /**
+   * Transactions of 1,000 batched one-row updates: plain, guarded, and diagnostics on pool
+   * connections: the guarded SQL as sent, without its fence lookup's row lock, without the lookup
+   * at all, and a marker design (a locking verify once per transaction that sets a session user
+   * variable, which each row compares) that MariaDB cannot make safe: the variable outlives the
+   * transaction and nothing on the server can tie it to one.
+   */
   Harness.GroupResult batch(Harness.Timing timing) throws Exception {
     String plainSql = "UPDATE " + accounts + " SET balance = balance + ? WHERE id = ?";
+    dev.fencing.jdbc.internal.FenceGuards guards =
+        dev.fencing.jdbc.internal.FenceDialect.forProduct("MariaDB", fenceDb).bind(lease);
+    String guardedSql = guards.update(accounts, "balance = balance + ?", "id = ?").sql();
+    String fenceHeld = " AND " + guards.fenceHeld();
+    String marker = UUID.randomUUID().toString().replace("-", "");
+    String verifySetsMarker =
+        guards.verify().replaceFirst("^SELECT 1 ", "SELECT @fencing_verified := '" + marker + "' ");
     List<Harness.Variant> variants = new ArrayList<>();
     variants.add(
         new Harness.Variant(
             BATCH_PLAIN,
             thread -> {
               long[] block = {0};
-              return () -> {
-                try (Connection c = pool.getConnection()) {
-                  c.setAutoCommit(false);
-                  try (PreparedStatement s = c.prepareStatement(plainSql)) {
-                    fill(s, block[0]++);
-                    s.executeBatch();
-                  }
-                  c.commit();
-                }
-              };
+              return () -> poolBatch(plainSql, null, block[0]++);
             }));
     variants.add(
         new Harness.Variant(
@@ -225,7 +235,62 @@ final class MariaDbBench implements AutoCloseable {
                         }
                       });
             }));
+    variants.add(
+        new Harness.Variant(
+            BATCH_RAW,
+            thread -> {
+              long[] block = {0};
+              return () -> poolBatch(guardedSql, null, block[0]++);
+            }));
+    variants.add(
+        new Harness.Variant(
+            BATCH_NO_LOCK,
+            thread -> {
+              long[] block = {0};
+              String sql = guardedSql.replace(" LOCK IN SHARE MODE", "");
+              return () -> poolBatch(sql, null, block[0]++);
+            }));
+    variants.add(
+        new Harness.Variant(
+            BATCH_ROW_GUARD,
+            thread -> {
+              long[] block = {0};
+              String sql = guardedSql.replace(fenceHeld, "");
+              return () -> poolBatch(sql, null, block[0]++);
+            }));
+    variants.add(
+        new Harness.Variant(
+            BATCH_SESSION_MARKER,
+            thread -> {
+              long[] block = {0};
+              String sql =
+                  guardedSql.replace(fenceHeld, " AND @fencing_verified = '" + marker + "'");
+              return () -> poolBatch(sql, verifySetsMarker, block[0]++);
+            }));
     return Harness.run("MariaDB billing batch, 1,000 rows/tx", 1, timing, variants);
+  }
+
+  /** One transaction on a pool connection: {@code first} (if any), then the batch, commit. */
+  private void poolBatch(String sql, String first, long block) throws SQLException {
+    try (Connection c = pool.getConnection()) {
+      c.setAutoCommit(false);
+      if (first != null) {
+        try (Statement s = c.createStatement();
+            java.sql.ResultSet row = s.executeQuery(first)) {
+          if (!row.next()) {
+            throw new IllegalStateException("the verify found no registration");
+          }
+        }
+      }
+      try (PreparedStatement s = c.prepareStatement(sql)) {
+        fill(s, block);
+        int[] counts = s.executeBatch();
+        if (counts.length != BATCH_ROWS) {
+          throw new IllegalStateException("batch ran " + counts.length + " rows");
+        }
+      }
+      c.commit();
+    }
   }
 
   private static void fill(PreparedStatement s, long block) throws SQLException {

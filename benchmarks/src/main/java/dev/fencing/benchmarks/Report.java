@@ -98,6 +98,16 @@ final class Report {
           "MariaDB billing batch: guarded / plain",
           result.ratio(MariaDbBench.BATCH_GUARDED, MariaDbBench.BATCH_PLAIN),
           0.70);
+      for (String diagnostic :
+          List.of(
+              MariaDbBench.BATCH_RAW,
+              MariaDbBench.BATCH_NO_LOCK,
+              MariaDbBench.BATCH_ROW_GUARD,
+              MariaDbBench.BATCH_SESSION_MARKER)) {
+        reported(
+            "MariaDB billing batch: " + diagnostic + " / plain",
+            result.ratio(diagnostic, MariaDbBench.BATCH_PLAIN));
+      }
     } else if (name.startsWith("trigger mode, 100,000-row bulk")) {
       // time relative to no trigger: the inverse of the ops ratio
       timeGoal("bulk UPDATE: trigger mode, time / no trigger", result, BulkBench.TRIGGER, 1.3);
