@@ -20,7 +20,10 @@ public class PlainSqlRefusedException extends SQLFeatureNotSupportedException {
   /** The SQLState of every refused plain statement. */
   public static final String SQL_STATE = "0A000";
 
+  /** The refused statement, exactly as the application passed it to JDBC. */
   private final String statement;
+
+  /** Why it was refused, without the statement and the ways out. */
   private final String reason;
 
   /**
@@ -37,12 +40,12 @@ public class PlainSqlRefusedException extends SQLFeatureNotSupportedException {
     this.reason = Objects.requireNonNull(reason, "reason");
   }
 
-  /** Returns the refused statement, exactly as the application passed it to JDBC. */
+  /** {@return the refused statement, exactly as the application passed it to JDBC} */
   public String statement() {
     return statement;
   }
 
-  /** Returns why it was refused, without the statement and the ways out. */
+  /** {@return why it was refused, without the statement and the ways out} */
   public String reason() {
     return reason;
   }

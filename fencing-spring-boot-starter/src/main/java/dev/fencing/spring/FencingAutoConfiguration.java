@@ -169,6 +169,7 @@ public class FencingAutoConfiguration {
    * @param leaseObservers told of acquisitions, losses and releases (the meters, when the metrics
    *     auto-configuration applies)
    * @param fenceObservers told of registrations and counter recoveries
+   * @param registrations the registrations in flight, shown by the health indicator
    * @return the manager; closing it closes the Redis lease manager, not the client
    */
   @Bean(destroyMethod = "close")
