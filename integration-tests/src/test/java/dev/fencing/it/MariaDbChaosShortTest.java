@@ -27,10 +27,12 @@ class MariaDbChaosShortTest {
   /**
    * Every fault kind but {@code CUT_IN_TRANSACTION}: its held step watches {@code pg_stat_activity}
    * for the successor's wait, which is PostgreSQL's; on MariaDB the fence row's share lock is
-   * checked by {@code MariaDbFencingTest} and the interleaving matrix instead.
+   * checked by {@code MariaDbFencingTest} and the interleaving matrix instead. And but {@code
+   * PG_FAILOVER}, which promotes a PostgreSQL standby.
    */
   static final Set<ChaosRun.Fault> MARIADB_FAULTS =
-      EnumSet.complementOf(EnumSet.of(ChaosRun.Fault.CUT_IN_TRANSACTION));
+      EnumSet.complementOf(
+          EnumSet.of(ChaosRun.Fault.CUT_IN_TRANSACTION, ChaosRun.Fault.PG_FAILOVER));
 
   static final List<String> RECORDER_KINDS =
       List.of("unclocked-write", "clock-reused", "unlogged-write");
