@@ -24,7 +24,8 @@ public interface LeaseManager extends AutoCloseable {
 
   /**
    * Acquires the lease on {@code resource}, waiting up to {@link LeaseRequest#maxWait()} for the
-   * current holder to release it or for its lease to expire.
+   * current holder to release it or for its lease to expire. Waiters queue: a release hands the
+   * lease to the one that has waited longest, with a new token.
    *
    * @param resource the resource name
    * @param request the lease time, the longest wait and whether the lease renews itself

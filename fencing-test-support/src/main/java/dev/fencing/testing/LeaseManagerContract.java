@@ -326,6 +326,75 @@ public abstract class LeaseManagerContract {
   }
 
   @Test
+  void shouldHandTheLockToWaitersInTheOrderTheyCameEachWithALargerToken() throws Exception {
+    String report = resource("report");
+    Lease holder = manager().acquire(report, lease(30_000));
+    List<String> order = Collections.synchronizedList(new ArrayList<>());
+    List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
+    List<CompletableFuture<Void>> waiters = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      LeaseManager leases = manager();
+      String name = "waiter-" + i;
+      waiters.add(
+          CompletableFuture.runAsync(
+              () -> {
+                try (Lease lease =
+                    leases.acquire(report, lease(30_000).withMaxWait(Duration.ofSeconds(20)))) {
+                  order.add(name);
+                  tokens.add(lease.token().value());
+                  Thread.sleep(20);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              }));
+      awaitTrue(() -> releaseSubscribers(prefix, report) > 0, name + " waits");
+      // Its place in the queue is taken right after it subscribed (the count of subscribers need
+      // not grow: managers on one client share a subscription).
+      Thread.sleep(300);
+    }
+
+    holder.close();
+    CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get(20, TimeUnit.SECONDS);
+
+    assertThat(order).containsExactly("waiter-0", "waiter-1", "waiter-2");
+    assertThat(tokens).isSorted().doesNotHaveDuplicates();
+    assertThat(tokens.get(0)).isGreaterThan(holder.token().value());
+  }
+
+  @Test
+  void aWaiterThatGaveUpShouldNotHoldUpTheOnesBehindIt() throws Exception {
+    String report = resource("report");
+    Lease holder = manager().acquire(report, lease(30_000));
+    LeaseManager impatient = manager();
+    LeaseManager patient = manager();
+    CompletableFuture<Boolean> gaveUp =
+        CompletableFuture.supplyAsync(
+            () ->
+                impatient
+                    .tryAcquire(report, lease(30_000).withMaxWait(Duration.ofMillis(500)))
+                    .isEmpty());
+    awaitTrue(() -> releaseSubscribers(prefix, report) > 0, "the impatient waiter waits");
+    Thread.sleep(100);
+    CompletableFuture<Long> acquiredAt =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try (Lease lease =
+                  patient.acquire(report, lease(30_000).withMaxWait(Duration.ofSeconds(20)))) {
+                return System.nanoTime();
+              }
+            });
+    assertThat(gaveUp.get(10, TimeUnit.SECONDS)).isTrue();
+    Thread.sleep(100);
+
+    long releasedAt = System.nanoTime();
+    holder.close();
+
+    assertThat(Duration.ofNanos(acquiredAt.get(20, TimeUnit.SECONDS) - releasedAt))
+        .as("handed on past the waiter that left, not after the 30 s lease time")
+        .isLessThan(Duration.ofSeconds(5));
+  }
+
+  @Test
   void shouldGiveUpAtTheWaitBound() throws Exception {
     LeaseManager first = manager();
     LeaseManager second = manager();

@@ -21,7 +21,8 @@ public final class InMemoryLeaseStore implements LeaseStore {
   private final Map<String, Lock> locks = new HashMap<>();
   private final Map<String, Long> counters = new HashMap<>();
   private final Set<String> abandoned = new java.util.HashSet<>();
-  private final Map<String, Set<Runnable>> watchers = new ConcurrentHashMap<>();
+  private final Map<String, java.util.LinkedHashMap<String, Waiting>> queues = new HashMap<>();
+  private final Map<String, Set<ReleaseListener>> watchers = new ConcurrentHashMap<>();
   private final AtomicInteger renewalRepliesToLose = new AtomicInteger();
   private final List<Runnable> delayed = new java.util.concurrent.CopyOnWriteArrayList<>();
   private volatile boolean down;
@@ -57,20 +58,64 @@ public final class InMemoryLeaseStore implements LeaseStore {
   }
 
   @Override
-  public CompletableFuture<Boolean> abandon(String resource, String leaseId, long leaseMillis) {
+  public CompletableFuture<Long> acquireOrQueue(
+      String resource, String leaseId, long leaseMillis, long queueMillis) {
     if (down) {
       return unreachable();
     }
     synchronized (this) {
+      if (abandoned.contains(leaseId)) {
+        return CompletableFuture.completedFuture(-1L);
+      }
+      java.util.LinkedHashMap<String, Waiting> queue =
+          queues.computeIfAbsent(resource, any -> new java.util.LinkedHashMap<>());
+      Lock lock = live(resource);
+      String owner = leaseId + ":";
+      if (lock != null && lock.value().startsWith(owner)) {
+        locks.put(resource, new Lock(lock.value(), expiry(leaseMillis)));
+        queue.remove(leaseId);
+        return CompletableFuture.completedFuture(
+            Long.parseLong(lock.value().substring(owner.length())));
+      }
+      if (lock == null) {
+        long token = counters.merge(resource, 1L, Long::sum);
+        locks.put(resource, new Lock(owner + token, expiry(leaseMillis)));
+        queue.remove(leaseId);
+        return CompletableFuture.completedFuture(token);
+      }
+      long remaining =
+          Math.max(0, TimeUnit.NANOSECONDS.toMillis(lock.expiresAt() - ticker.nanoTime()));
+      Waiting entry = new Waiting(leaseMillis, expiry(remaining + queueMillis));
+      if (queue.containsKey(leaseId)) {
+        queue.replace(leaseId, entry); // keeps its place
+      } else {
+        queue.put(leaseId, entry);
+      }
+      return CompletableFuture.completedFuture(-remaining - 1);
+    }
+  }
+
+  @Override
+  public CompletableFuture<Released> abandon(String resource, String leaseId, long leaseMillis) {
+    if (down) {
+      return unreachable();
+    }
+    Released released;
+    synchronized (this) {
       abandoned.add(leaseId);
+      java.util.LinkedHashMap<String, Waiting> queue = queues.get(resource);
+      if (queue != null) {
+        queue.remove(leaseId);
+      }
       Lock lock = live(resource);
       if (lock == null || !lock.value().startsWith(leaseId + ":")) {
-        return CompletableFuture.completedFuture(false);
+        return CompletableFuture.completedFuture(Released.NOT_HELD);
       }
       locks.remove(resource);
+      released = handOff(resource);
     }
-    wake(resource);
-    return CompletableFuture.completedFuture(true);
+    announce(resource, released);
+    return CompletableFuture.completedFuture(released);
   }
 
   @Override
@@ -101,25 +146,42 @@ public final class InMemoryLeaseStore implements LeaseStore {
   }
 
   @Override
-  public CompletableFuture<Boolean> release(String resource, String value, long keepMillis) {
+  public CompletableFuture<Released> release(String resource, String value, long keepMillis) {
     if (down) {
       return unreachable();
     }
-    boolean deleted;
+    Released released;
     synchronized (this) {
       Lock lock = live(resource);
       if (lock == null || !lock.value().equals(value)) {
-        return CompletableFuture.completedFuture(false);
+        return CompletableFuture.completedFuture(Released.NOT_HELD);
       }
       if (keepMillis > 0) {
         locks.put(resource, new Lock(value, expiry(keepMillis)));
-        return CompletableFuture.completedFuture(true);
+        return CompletableFuture.completedFuture(Released.FREED);
       }
       locks.remove(resource);
-      deleted = true;
+      released = handOff(resource);
     }
-    wake(resource);
-    return CompletableFuture.completedFuture(deleted);
+    announce(resource, released);
+    return CompletableFuture.completedFuture(released);
+  }
+
+  /** Gives the free lock to the first live waiter, as the release script does. */
+  private Released handOff(String resource) {
+    java.util.LinkedHashMap<String, Waiting> queue = queues.get(resource);
+    while (queue != null && !queue.isEmpty()) {
+      Map.Entry<String, Waiting> first = queue.entrySet().iterator().next();
+      queue.remove(first.getKey());
+      if (ticker.nanoTime() - first.getValue().expiresAt() < 0) {
+        long token = counters.merge(resource, 1L, Long::sum);
+        locks.put(
+            resource,
+            new Lock(first.getKey() + ":" + token, expiry(first.getValue().leaseMillis())));
+        return new Released(true, first.getKey(), token);
+      }
+    }
+    return Released.FREED;
   }
 
   @Override
@@ -134,15 +196,16 @@ public final class InMemoryLeaseStore implements LeaseStore {
   }
 
   @Override
-  public CompletableFuture<Subscription> subscribeReleases(String resource, Runnable onRelease) {
+  public CompletableFuture<Subscription> subscribeReleases(
+      String resource, ReleaseListener listener) {
     if (down) {
       return unreachable();
     }
-    Runnable watcher = onRelease::run; // a distinct object per subscription
+    ReleaseListener watcher = listener::onRelease; // a distinct object per subscription
     watchers.computeIfAbsent(resource, any -> ConcurrentHashMap.newKeySet()).add(watcher);
     Subscription subscription =
         () -> {
-          Set<Runnable> set = watchers.get(resource);
+          Set<ReleaseListener> set = watchers.get(resource);
           if (set != null) {
             set.remove(watcher);
           }
@@ -212,9 +275,15 @@ public final class InMemoryLeaseStore implements LeaseStore {
     return live(resource) != null;
   }
 
+  /** Returns the number of acquisitions queued on {@code resource}, live or not. */
+  public synchronized int queued(String resource) {
+    java.util.LinkedHashMap<String, Waiting> queue = queues.get(resource);
+    return queue == null ? 0 : queue.size();
+  }
+
   /** Returns the number of release subscriptions currently open on {@code resource}. */
   public int subscriptions(String resource) {
-    Set<Runnable> set = watchers.get(resource);
+    Set<ReleaseListener> set = watchers.get(resource);
     return set == null ? 0 : set.size();
   }
 
@@ -231,10 +300,10 @@ public final class InMemoryLeaseStore implements LeaseStore {
     return ticker.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
   }
 
-  private void wake(String resource) {
-    Set<Runnable> set = watchers.get(resource);
+  private void announce(String resource, Released released) {
+    Set<ReleaseListener> set = watchers.get(resource);
     if (set != null) {
-      set.forEach(Runnable::run);
+      set.forEach(listener -> listener.onRelease(released.handedTo(), released.handedToken()));
     }
   }
 
@@ -244,4 +313,6 @@ public final class InMemoryLeaseStore implements LeaseStore {
   }
 
   private record Lock(String value, long expiresAt) {}
+
+  private record Waiting(long leaseMillis, long expiresAt) {}
 }

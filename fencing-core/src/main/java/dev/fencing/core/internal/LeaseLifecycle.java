@@ -17,6 +17,7 @@ import java.util.HexFormat;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -27,7 +28,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -57,7 +57,9 @@ public final class LeaseLifecycle implements LeaseManager {
   private final ExecutorService ownedEvents;
   private final Thread heartbeat;
   private final Set<ManagedLease> held = ConcurrentHashMap.newKeySet();
-  private final Set<Semaphore> waiters = ConcurrentHashMap.newKeySet();
+  // Acquisitions of this manager waiting in a queue, by lease id: a release by this manager that
+  // hands the lock to one of them tells it directly (the store's pub/sub tells everyone else).
+  private final Map<String, Waiter> waiting = new ConcurrentHashMap<>();
   private final Object wake = new Object();
   private boolean wakeRequested;
   // Guarded by wake: whether the heartbeat is sweeping, and when it will sweep next otherwise. An
@@ -185,7 +187,7 @@ public final class LeaseLifecycle implements LeaseManager {
     for (ManagedLease lease : List.copyOf(held)) {
       lease.lose(LossReason.MANAGER_CLOSED);
     }
-    waiters.forEach(Semaphore::release); // they find the manager closed
+    waiting.values().forEach(Waiter::close); // they find the manager closed
     if (ownedEvents != null) {
       ownedEvents.shutdown(); // listeners already queued still run
     }
@@ -295,46 +297,126 @@ public final class LeaseLifecycle implements LeaseManager {
     checkOpen(what);
     long start = ticker.nanoTime();
     long maxWaitNanos = request.maxWait().toNanos();
-    LeaseStore.Subscription subscription = null;
-    Semaphore released = null;
     try {
       Attempt attempt = attempt(resource, request, what);
       if (attempt.lease() != null || maxWaitNanos == 0) {
         return Optional.ofNullable(attempt.lease());
       }
-      released = new Semaphore(0);
-      waiters.add(released);
-      subscription =
-          await(
-              store.subscribeReleases(resource, released::release),
-              "subscribing to releases of \"" + resource + "\"",
-              LeaseStore.Subscription::cancel);
-      while (true) {
-        checkOpen(what);
-        attempt = attempt(resource, request, what);
-        if (attempt.lease() != null) {
-          return Optional.of(attempt.lease());
-        }
-        long remaining = start + maxWaitNanos - ticker.nanoTime();
-        if (remaining <= 0) {
-          return Optional.empty();
-        }
-        long untilExpiry = TimeUnit.MILLISECONDS.toNanos(attempt.remainingMillis() + 1);
-        if (released.tryAcquire(Math.min(remaining, untilExpiry), TimeUnit.NANOSECONDS)) {
-          released.drainPermits();
-        }
-      }
+      return waitInQueue(resource, request, what, start + maxWaitNanos);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new LeaseUnavailableException(resource, e);
-    } finally {
-      if (released != null) {
-        waiters.remove(released);
+    }
+  }
+
+  /**
+   * Waits for the lock in the resource's queue until {@code deadline}: a release hands it over with
+   * a fresh token, and this waiter hears of it from the releaser directly (same manager) or through
+   * the store's announcement. A waiter that misses both still asks again once the lock's time is
+   * up, so no hand-off or expiry is waited for longer than the lock's remaining time.
+   */
+  private Optional<Lease> waitInQueue(
+      String resource, LeaseRequest request, String what, long deadline)
+      throws InterruptedException {
+    String leaseId = newLeaseId();
+    long leaseMillis = request.leaseTime().toMillis();
+    long stayMillis = Math.max(1000, 2 * options.operationTimeout().toMillis());
+    Waiter waiter = new Waiter();
+    waiting.put(leaseId, waiter);
+    LeaseStore.Subscription subscription = null;
+    boolean queued = false;
+    Lease lease = null;
+    try {
+      subscription =
+          await(
+              store.subscribeReleases(
+                  resource,
+                  (handedTo, token) -> {
+                    if (handedTo == null) {
+                      waiter.freed();
+                    } else if (handedTo.equals(leaseId)) {
+                      waiter.handedOver(token, Long.MIN_VALUE);
+                    }
+                  }),
+              "subscribing to releases of \"" + resource + "\"",
+              LeaseStore.Subscription::cancel);
+      long queuedSince = 0;
+      while (true) {
+        checkOpen(what);
+        long sentAt = ticker.nanoTime();
+        if (!queued) {
+          queuedSince = sentAt;
+          queued = true;
+        }
+        long result = queue(resource, leaseId, leaseMillis, stayMillis, what);
+        if (result >= 0) {
+          lease = hold(resource, result, leaseId, request, sentAt, what);
+          return Optional.of(lease);
+        }
+        long remaining = deadline - ticker.nanoTime();
+        if (remaining <= 0) {
+          return Optional.empty();
+        }
+        long untilExpiry = TimeUnit.MILLISECONDS.toNanos(-result);
+        Grant grant = waiter.await(Math.min(remaining, untilExpiry));
+        if (grant != null) {
+          // The hand-off set the lock after the release was sent and after this waiter queued.
+          long since = grant.sentAtBound() - queuedSince > 0 ? grant.sentAtBound() : queuedSince;
+          lease = takeHandOff(resource, grant.token(), leaseId, request, since, what);
+          if (lease != null) {
+            return Optional.of(lease);
+          }
+        }
+        // freed, woken, or the lock's time is up: ask again
       }
+    } finally {
+      waiting.remove(leaseId);
       if (subscription != null) {
         subscription.cancel();
       }
+      if (queued && lease == null) {
+        // leave the queue, and pass on a hand-off that came too late
+        abandonQuietly(resource, leaseId, leaseMillis);
+      }
     }
+  }
+
+  private long queue(
+      String resource, String leaseId, long leaseMillis, long stayMillis, String what)
+      throws InterruptedException {
+    CompletableFuture<Long> queued =
+        store.acquireOrQueue(resource, leaseId, leaseMillis, stayMillis);
+    try {
+      return await(queued, what, token -> {});
+    } catch (LeaseBackendException | InterruptedException e) {
+      queued.whenComplete((token, failure) -> abandonQuietly(resource, leaseId, leaseMillis));
+      throw e;
+    }
+  }
+
+  /**
+   * Holds a lock handed over with {@code token}, set no earlier than {@code since}. A hand-off that
+   * may be older than half the lease's validity is confirmed first (a renewal), so the lease's
+   * deadline never runs ahead of the lock's; returns null when the lock is no longer this waiter's.
+   */
+  private Lease takeHandOff(
+      String resource, long token, String leaseId, LeaseRequest request, long since, String what)
+      throws InterruptedException {
+    long validity = request.leaseTime().minus(request.safetyMargin()).toNanos();
+    if (ticker.nanoTime() - since <= validity / 2) {
+      return hold(resource, token, leaseId, request, since, what);
+    }
+    long sentAt = ticker.nanoTime();
+    CompletableFuture<Boolean> renewed =
+        store
+            .renew(
+                List.of(
+                    new LeaseStore.Renewal(
+                        resource, leaseId + ":" + token, request.leaseTime().toMillis())))
+            .get(0);
+    return Boolean.TRUE.equals(await(renewed, what, ignored -> {}))
+        ? hold(resource, token, leaseId, request, sentAt, what)
+        : null;
   }
 
   private Attempt attempt(String resource, LeaseRequest request, String what)
@@ -355,8 +437,17 @@ public final class LeaseLifecycle implements LeaseManager {
     if (result < 0) {
       return new Attempt(null, -result - 1);
     }
+    return new Attempt(hold(resource, result, leaseId, request, sentAt, what), 0);
+  }
+
+  /**
+   * Starts looking after a lock this manager now holds, taken or handed over no earlier than
+   * sentAt.
+   */
+  private ManagedLease hold(
+      String resource, long token, String leaseId, LeaseRequest request, long sentAt, String what) {
     ManagedLease lease =
-        new ManagedLease(this, resource, new FencingToken(result), leaseId, request, sentAt);
+        new ManagedLease(this, resource, new FencingToken(token), leaseId, request, sentAt);
     held.add(lease);
     if (closed) {
       held.remove(lease);
@@ -365,7 +456,7 @@ public final class LeaseLifecycle implements LeaseManager {
     }
     wakeHeartbeatBy(lease.attentionAt());
     notifyObserver(() -> observer.onAcquired(lease));
-    return new Attempt(lease, 0);
+    return lease;
   }
 
   /** Waits for a store call; if the caller gives up, {@code onAbandoned} gets the late result. */
@@ -432,17 +523,17 @@ public final class LeaseLifecycle implements LeaseManager {
     String value = lease.value();
     String resource = lease.resource();
     return await(
-        store.release(resource, value, keepMillis),
-        "releasing the lease on \"" + resource + "\"",
-        ignored -> {});
+            handingOver(store.release(resource, value, keepMillis)),
+            "releasing the lease on \"" + resource + "\"",
+            ignored -> {})
+        .held();
   }
 
   void releaseQuietly(String resource, String value) {
     try {
-      store
-          .release(resource, value, 0)
+      handingOver(store.release(resource, value, 0))
           .whenComplete(
-              (deleted, failure) -> {
+              (released, failure) -> {
                 if (failure != null) {
                   log.debug("could not delete the lock of \"{}\"; it expires", resource, failure);
                 }
@@ -454,10 +545,9 @@ public final class LeaseLifecycle implements LeaseManager {
 
   private void abandonQuietly(String resource, String leaseId, long leaseMillis) {
     try {
-      store
-          .abandon(resource, leaseId, leaseMillis)
+      handingOver(store.abandon(resource, leaseId, leaseMillis))
           .whenComplete(
-              (deleted, failure) -> {
+              (released, failure) -> {
                 if (failure != null) {
                   log.debug("could not clean up an abandoned acquisition of \"{}\"", resource);
                 }
@@ -465,6 +555,25 @@ public final class LeaseLifecycle implements LeaseManager {
     } catch (RuntimeException e) {
       log.debug("could not clean up an abandoned acquisition of \"{}\"", resource, e);
     }
+  }
+
+  /**
+   * Tells a waiter of this manager that a release just handed it the lock, as soon as the answer
+   * arrives (on the thread that completes it); the lock was set after the call was sent.
+   */
+  private CompletableFuture<LeaseStore.Released> handingOver(
+      CompletableFuture<LeaseStore.Released> call) {
+    long sentAt = ticker.nanoTime();
+    return call.thenApply(
+        released -> {
+          if (released.handedTo() != null) {
+            Waiter waiter = waiting.get(released.handedTo());
+            if (waiter != null) {
+              waiter.handedOver(released.handedToken(), sentAt);
+            }
+          }
+          return released;
+        });
   }
 
   void forget(ManagedLease lease) {
@@ -530,4 +639,46 @@ public final class LeaseLifecycle implements LeaseManager {
   }
 
   private record Attempt(ManagedLease lease, long remainingMillis) {}
+
+  /** A lock handed over with {@code token}, set no earlier than {@code sentAtBound} (if known). */
+  private record Grant(long token, long sentAtBound) {}
+
+  /** One queued acquisition: what it hears while it waits. */
+  private static final class Waiter {
+    private Grant grant;
+    private boolean woken;
+
+    synchronized void handedOver(long token, long sentAtBound) {
+      if (grant == null || grant.sentAtBound() == Long.MIN_VALUE) {
+        grant = new Grant(token, sentAtBound);
+      }
+      notifyAll();
+    }
+
+    synchronized void freed() {
+      woken = true;
+      notifyAll();
+    }
+
+    synchronized void close() {
+      woken = true;
+      notifyAll();
+    }
+
+    /** Waits up to {@code nanos} for news; returns the hand-off if that was it, else null. */
+    synchronized Grant await(long nanos) throws InterruptedException {
+      long until = System.nanoTime() + nanos;
+      while (grant == null && !woken) {
+        long left = until - System.nanoTime();
+        if (left <= 0) {
+          break;
+        }
+        TimeUnit.NANOSECONDS.timedWait(this, left);
+      }
+      Grant handed = grant;
+      grant = null;
+      woken = false;
+      return handed;
+    }
+  }
 }

@@ -12,19 +12,24 @@ import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
 
 /**
- * Leases in Redis: each operation is one atomic Lua script (see {@link Scripts}); waiters are woken
- * through a pub/sub channel per resource. The keys of one resource share a hash slot, so the same
- * scripts run on Redis Cluster; renewals are grouped by slot.
+ * Leases in Redis: each operation is one atomic Lua script (see {@link Scripts}). Waiters queue per
+ * resource; a release hands the lock to the first of them in the same script and announces it on
+ * the resource's pub/sub channel. The keys of one resource share a hash slot, so the same scripts
+ * run on Redis Cluster; renewals are grouped by slot.
  */
 public final class RedisLeaseStore implements LeaseStore {
 
   private static final int MAX_RENEWALS_PER_CALL = 500;
+  private static final String HANDOFF_PREFIX = "handoff:";
 
   private final RedissonClient redisson;
   private final RScript script;
   private final String keyPrefix;
   private final boolean cluster;
   private final String description;
+  // Names this store in the queue: a hand-off from this store to a waiter that queued through it
+  // is not announced, the lifecycle tells the waiter itself.
+  private final String instance = newInstanceId();
 
   /**
    * Creates the store. It does not own the client.
@@ -54,16 +59,38 @@ public final class RedisLeaseStore implements LeaseStore {
   }
 
   @Override
-  public CompletableFuture<Boolean> abandon(String resource, String leaseId, long leaseMillis) {
+  public CompletableFuture<Long> acquireOrQueue(
+      String resource, String leaseId, long leaseMillis, long queueMillis) {
     Keys keys = keys(resource);
-    return this.<Long>run(
+    return run(
+        Scripts.ACQUIRE_OR_QUEUE,
+        keys.lock(),
+        List.of(keys.lock(), keys.counter(), keys.abandoned(leaseId), keys.queue(), keys.waiting()),
+        RScript.ReturnType.LONG,
+        leaseId,
+        Long.toString(leaseMillis),
+        Long.toString(queueMillis),
+        instance);
+  }
+
+  @Override
+  public CompletableFuture<Released> abandon(String resource, String leaseId, long leaseMillis) {
+    Keys keys = keys(resource);
+    return this.<String>run(
             Scripts.ABANDON,
             keys.lock(),
-            List.of(keys.lock(), keys.abandoned(leaseId), keys.channel()),
-            RScript.ReturnType.LONG,
+            List.of(
+                keys.lock(),
+                keys.abandoned(leaseId),
+                keys.channel(),
+                keys.queue(),
+                keys.waiting(),
+                keys.counter()),
+            RScript.ReturnType.VALUE,
             leaseId,
-            Long.toString(leaseMillis))
-        .thenApply(deleted -> deleted == 1L);
+            Long.toString(leaseMillis),
+            instance)
+        .thenApply(RedisLeaseStore::released);
   }
 
   @Override
@@ -118,16 +145,35 @@ public final class RedisLeaseStore implements LeaseStore {
   }
 
   @Override
-  public CompletableFuture<Boolean> release(String resource, String value, long keepMillis) {
+  public CompletableFuture<Released> release(String resource, String value, long keepMillis) {
     Keys keys = keys(resource);
-    return this.<Long>run(
+    return this.<String>run(
             Scripts.RELEASE,
             keys.lock(),
-            List.of(keys.lock(), keys.channel()),
-            RScript.ReturnType.LONG,
+            List.of(keys.lock(), keys.channel(), keys.queue(), keys.waiting(), keys.counter()),
+            RScript.ReturnType.VALUE,
             value,
-            Long.toString(keepMillis))
-        .thenApply(released -> released == 1L);
+            Long.toString(keepMillis),
+            instance)
+        .thenApply(RedisLeaseStore::released);
+  }
+
+  /** Parses the answer of the release and abandon scripts: "0", "1" or "1:lease id:token". */
+  static Released released(String answer) {
+    if ("0".equals(answer)) {
+      return Released.NOT_HELD;
+    }
+    if ("1".equals(answer)) {
+      return Released.FREED;
+    }
+    if (answer != null && answer.startsWith("1:")) {
+      int colon = answer.lastIndexOf(':');
+      if (colon > 2) {
+        return new Released(
+            true, answer.substring(2, colon), Long.parseLong(answer.substring(colon + 1)));
+      }
+    }
+    throw new IllegalStateException("unexpected answer from the release script: " + answer);
   }
 
   @Override
@@ -143,10 +189,11 @@ public final class RedisLeaseStore implements LeaseStore {
   }
 
   @Override
-  public CompletableFuture<Subscription> subscribeReleases(String resource, Runnable onRelease) {
+  public CompletableFuture<Subscription> subscribeReleases(
+      String resource, ReleaseListener onRelease) {
     RTopic topic = redisson.getTopic(keys(resource).channel(), StringCodec.INSTANCE);
     return topic
-        .addListenerAsync(String.class, (channel, message) -> onRelease.run())
+        .addListenerAsync(String.class, (channel, message) -> announce(message, onRelease))
         .toCompletableFuture()
         .thenApply(
             listener ->
@@ -161,6 +208,28 @@ public final class RedisLeaseStore implements LeaseStore {
                     }
                   }
                 });
+  }
+
+  /**
+   * Passes one message of a resource's channel on: {@code handoff:<lease id>:<token>} for a
+   * hand-off; anything else (the released value, or what older versions send) means the lock was
+   * freed.
+   */
+  private static void announce(String message, ReleaseListener listener) {
+    if (message != null && message.startsWith(HANDOFF_PREFIX)) {
+      int colon = message.lastIndexOf(':');
+      if (colon > HANDOFF_PREFIX.length()) {
+        try {
+          listener.onRelease(
+              message.substring(HANDOFF_PREFIX.length(), colon),
+              Long.parseLong(message.substring(colon + 1)));
+          return;
+        } catch (NumberFormatException e) {
+          // not ours: treated as a plain release below
+        }
+      }
+    }
+    listener.onRelease(null, 0);
   }
 
   @Override
@@ -204,7 +273,14 @@ public final class RedisLeaseStore implements LeaseStore {
 
   private Keys keys(String resource) {
     String base = keyPrefix + "{" + resource + "}:";
-    return new Keys(base + "lock", base + "token", base + "released");
+    return new Keys(
+        base + "lock", base + "token", base + "released", base + "queue", base + "waiting");
+  }
+
+  private static String newInstanceId() {
+    byte[] bytes = new byte[8];
+    new java.security.SecureRandom().nextBytes(bytes);
+    return java.util.HexFormat.of().formatHex(bytes);
   }
 
   private static String describe(Config config) {
@@ -225,7 +301,7 @@ public final class RedisLeaseStore implements LeaseStore {
   }
 
   /** The Redis keys of one resource, all in one hash slot. */
-  private record Keys(String lock, String counter, String channel) {
+  private record Keys(String lock, String counter, String channel, String queue, String waiting) {
     String abandoned(String leaseId) {
       return lock.substring(0, lock.length() - "lock".length()) + "abandoned:" + leaseId;
     }
