@@ -19,6 +19,13 @@
  *                 registration (the fence goes back to the version before it, the epoch moves
  *                 on); holders re-register a lease the fence lost (FencedLeaseManager's check)
  *   NOEPOCH       broken (with FAILOVER): fence checks ignore the epoch
+ *   HANDOFF       a waiter acquires through the WAIT script, the FIFO queue and its grant; release
+ *                 and ABANDON hand the lock to the next live waiter with a fresh token; grants can
+ *                 be lost, waiters can give up (the direct acquire script stays, for old clients)
+ *   HANDOFF_REUSE broken (with HANDOFF): the hand-off grants the lock with the token of the lock
+ *                 it deleted (no INCR)
+ *   NO_TTL_BOUND  broken (with HANDOFF): a waiter waits only for its grant, it never calls WAIT
+ *                 again when min(remaining wait, lock TTL) passes
  */
 
 #ifndef HOLDERS
@@ -47,6 +54,26 @@ byte lockOwner;
 byte counter;
 byte faults;
 byte nextLease;
+
+#ifdef HANDOFF
+#define LEASES (HOLDERS * ACQS)   /* lease ids 1..LEASES: one per acquisition attempt */
+#define LBIT(l) (1 << (l))
+/* the token in the lock's value (leaseId:token) */
+byte lockTok;
+/* the FIFO queue of waiting lease ids (q[0] is the head), and the same set as a bit mask; room
+   for every lease id, as after a restart a late WAIT of an abandoned lease can queue it again */
+byte q[LEASES];
+byte qn;
+int inq;
+/* the per-lease "abandoned" markers (bit mask) and each lease's grant list (the token pushed to it,
+   as the waiter sees it: its blocking pop or the in-JVM completion from the releaser's reply) */
+int abandoned;
+byte grantTok[LEASES + 1];
+/* ghost: the highest token issued (acquire, WAIT or hand-off) since the last Redis fault */
+byte hiIssued;
+byte hw;         /* scratch: the queue entry being looked at (0 outside atomic steps) */
+byte hi;
+#endif
 
 /* PostgreSQL: the fence row, committed version (exists from the start: token 0, no lease) */
 byte ftok;
@@ -85,13 +112,87 @@ byte hiLease;
 active proctype Redis() {
 end:
   do
-  :: atomic { lockOwner != NONE -> printf("redis: lease %d expired\n", lockOwner); lockOwner = NONE }
+  :: atomic { lockOwner != NONE -> printf("redis: lease %d expired\n", lockOwner); lockOwner = NONE
+#ifdef HANDOFF
+              ; lockTok = 0
+#endif
+            }
   :: atomic { faults < FAULTS -> faults++; counter = 0; lockOwner = NONE;
+#ifdef HANDOFF
+              /* every key is gone: queue, grant lists, markers */
+              lockTok = 0; hiIssued = 0; qn = 0; inq = 0; abandoned = 0;
+              hi = 0; do :: hi < LEASES -> q[hi] = 0; hi++ :: else -> break od;
+              hi = 0; do :: hi <= LEASES -> grantTok[hi] = 0; hi++ :: else -> break od; hi = 0;
+#endif
               printf("redis: restart without persistence, counter 0\n") }
   :: atomic { faults < FAULTS && counter > 0 -> faults++; counter--; lockOwner = NONE;
+#ifdef HANDOFF
+              lockTok = 0; hiIssued = counter;
+#endif
               printf("redis: fail-over to a replica that missed the last INCR, counter %d\n", counter) }
   od
 }
+
+#ifdef HANDOFF
+/* a token leaves Redis (acquire, WAIT or hand-off): the ghost check that tokens strictly increase
+   between Redis faults (what the fence relies on to tell a successor from a stale holder) */
+inline issued(t) {
+  assert(t > hiIssued);
+  hiIssued = t
+}
+
+/* remove lease l from the queue, keeping the order of the others */
+inline qRemove(l) {
+  if
+  :: (inq & LBIT(l)) != 0 ->
+     hi = 0;
+     do
+     :: hi < qn && q[hi] != l -> hi++
+     :: else -> break
+     od;
+     do
+     :: hi + 1 < qn -> q[hi] = q[hi + 1]; hi++
+     :: else -> break
+     od;
+     qn--; q[qn] = 0; inq = inq & ~LBIT(l); hi = 0
+  :: else
+  fi
+}
+
+/* HAND OFF (inside RELEASE and ABANDON, after they deleted the lock whose token was old): pop
+   entries until a live, non-abandoned one; INCR, SET the lock to thatLeaseId:token, push the token
+   to its grant list. An entry whose expiry has passed (its waiter is dead or paused past its wait)
+   is skipped: any entry may be. The grant can be lost: the waiter never sees it. */
+inline handOff(old) {
+  do
+  :: qn == 0 -> break
+  :: qn > 0 ->
+     hw = q[0]; qRemove(hw);
+     if
+     :: (abandoned & LBIT(hw)) != 0 ->
+        printf("redis: hand-off skips abandoned lease %d\n", hw)
+     :: else ->
+        if
+        :: printf("redis: hand-off skips lease %d, its entry expired\n", hw)
+        :: lockOwner = hw;
+#ifdef HANDOFF_REUSE
+           lockTok = old;
+#else
+           counter++; lockTok = counter;
+#endif
+           printf("redis: hand-off grants lease %d token %d\n", hw, lockTok);
+           issued(lockTok);
+           if
+           :: grantTok[hw] = lockTok
+           :: printf("redis: the grant to lease %d is lost\n", hw)
+           fi;
+           break
+        fi
+     fi
+  od;
+  hw = 0
+}
+#endif
 
 #ifdef FAILOVER
 /* The primary is lost between transactions (in-flight ones die with it): the promoted standby has
@@ -280,9 +381,42 @@ inline rollback() {
   atomic { printf("holder %d: ROLLBACK\n", me); endTransaction() }
 }
 
+#ifdef HANDOFF
+/* WAIT script, one atomic round trip (the caller's lease) */
+inline waitScript() {
+  atomic {
+    if
+    :: (abandoned & LBIT(lease)) != 0 ->
+       printf("holder %d: late WAIT: lease %d abandoned, nothing\n", me, lease)
+    :: else ->
+       if
+       :: lockOwner == lease ->
+          /* granted earlier (its grant not seen): re-arm the TTL, leave the queue */
+          tok = lockTok; qRemove(lease); grantTok[lease] = 0;
+          printf("holder %d: WAIT finds lease %d granted, token %d\n", me, lease, tok)
+       :: lockOwner == NONE ->
+          /* the lock is free (say, after an expiry): no queue priority */
+          counter++; tok = counter; lockOwner = lease; lockTok = tok; issued(tok); qRemove(lease);
+          grantTok[lease] = 0;   /* a grant whose lock expired: never read again */
+          printf("holder %d: WAIT acquires token %d lease %d\n", me, tok, lease)
+       :: else ->
+          if
+          :: (inq & LBIT(lease)) == 0 -> q[qn] = lease; qn++; inq = inq | LBIT(lease);
+             printf("holder %d: WAIT queues lease %d (%d waiting)\n", me, lease, qn)
+          :: else   /* keeps its place */
+          fi
+       fi
+    fi
+  }
+}
+#endif
+
 proctype Holder(byte me) {
   byte tok, lease, cur, acq, txn, st, snapLease, snapRow, regEpoch;
   bool autocommit, wrote, aborted, mGuard, mTrig, fenceOk, snapTaken;
+#ifdef HANDOFF
+  bool patient;    /* this wait has no deadline (acquire() rather than tryAcquire) */
+#endif
 #ifdef CLIENT_FLAG
   bool jflag;      /* the connection's Java-side "verified in this transaction" flag */
 #endif
@@ -292,9 +426,64 @@ acquire:
   if
   :: atomic { acq < ACQS && lockOwner == NONE ->
        acq++; counter++; tok = counter; nextLease++; lease = nextLease; lockOwner = lease;
+#ifdef HANDOFF
+       lockTok = tok; issued(tok);
+#endif
        printf("holder %d: acquired token %d lease %d\n", me, tok, lease) }
+#ifdef HANDOFF
+  :: /* queued acquisition under a new lease id. Holder 1 waits without a deadline (acquire()),
+        the others with one (tryAcquire): they may give up at any moment. (A holder that may give
+        up can also choose not to, so this loses no safety case, and keeps the state space small.) */
+     atomic { acq < ACQS -> acq++; nextLease++; lease = nextLease;
+       patient = (me == 1);
+       if
+       :: patient -> printf("holder %d: waits as lease %d, without a deadline\n", me, lease)
+       :: else -> printf("holder %d: waits as lease %d, with a deadline\n", me, lease)
+       fi };
+wait:
+     waitScript();
+     if
+     :: tok != 0 -> goto register
+     :: else
+     fi;
+     /* block on the grant (blocking pop or in-JVM completion) for min(remaining wait, lock TTL) */
+     do
+     :: atomic { grantTok[lease] != 0 -> tok = grantTok[lease]; grantTok[lease] = 0;
+          printf("holder %d: sees its grant, token %d lease %d\n", me, tok, lease) };
+        goto register
+#ifndef NO_TTL_BOUND
+     :: /* the TTL bound passes: WAIT again. (Only when WAIT would change something: a WAIT that
+           finds the lock held by another and this lease queued just refreshes the entry's expiry,
+           which the model leaves nondeterministic anyway.) */
+        lockOwner == NONE || lockOwner == lease || (inq & LBIT(lease)) == 0 ->
+        printf("holder %d: the TTL bound passed, WAIT again\n", me);
+        goto wait
+#endif
+     :: /* the deadline passes: ABANDON, one atomic round trip */
+        !patient ->
+        atomic {
+          printf("holder %d: gives up, ABANDON lease %d\n", me, lease);
+          abandoned = abandoned | LBIT(lease); qRemove(lease);
+          if
+          :: lockOwner == lease -> /* granted, not yet consumed */
+             cur = lockTok; lockOwner = NONE; lockTok = 0; handOff(cur); cur = 0
+          :: else
+          fi;
+          grantTok[lease] = 0
+        };
+        /* a WAIT of this lease still in flight may arrive after the ABANDON */
+        if
+        :: waitScript()
+        :: skip
+        fi;
+        atomic { lease = 0; tok = 0; patient = false };
+        goto acquire
+     od
+#endif
   :: goto done
   fi;
+
+register:
 
   /* registration: upsert ... DO UPDATE ... WHERE f.token < EXCLUDED.token, READ COMMITTED.
      ON CONFLICT locks the row (waits for share holders and for another registration), then
@@ -420,9 +609,15 @@ release:
   atomic {
     if
     :: lockOwner == lease && lease != NONE -> lockOwner = NONE
+#ifdef HANDOFF
+       ; cur = lockTok; lockTok = 0; handOff(cur)
+#endif
     :: else
     fi;
     tok = 0; lease = 0; cur = 0; txn = 0
+#ifdef HANDOFF
+    ; patient = false
+#endif
   }
   goto acquire;
 done:
