@@ -65,8 +65,8 @@ byte lockTok;
 byte q[LEASES];
 byte qn;
 int inq;
-/* the per-lease "abandoned" markers (bit mask) and each lease's grant list (the token pushed to it,
-   as the waiter sees it: its blocking pop or the in-JVM completion from the releaser's reply) */
+/* the per-lease "abandoned" markers (bit mask) and each lease's grant (the news of a hand-off
+   on its way: the releasing manager's direct completion or the pub/sub announcement) */
 int abandoned;
 byte grantTok[LEASES + 1];
 /* ghost: the highest token issued (acquire, WAIT or hand-off) since the last Redis fault */
@@ -119,7 +119,7 @@ end:
             }
   :: atomic { faults < FAULTS -> faults++; counter = 0; lockOwner = NONE;
 #ifdef HANDOFF
-              /* every key is gone: queue, grant lists, markers */
+              /* every key is gone: queue, grants, markers */
               lockTok = 0; hiIssued = 0; qn = 0; inq = 0; abandoned = 0;
               hi = 0; do :: hi < LEASES -> q[hi] = 0; hi++ :: else -> break od;
               hi = 0; do :: hi <= LEASES -> grantTok[hi] = 0; hi++ :: else -> break od; hi = 0;
@@ -161,7 +161,7 @@ inline qRemove(l) {
 
 /* HAND OFF (inside RELEASE and ABANDON, after they deleted the lock whose token was old): pop
    entries until a live, non-abandoned one; INCR, SET the lock to thatLeaseId:token, push the token
-   to its grant list. An entry whose expiry has passed (its waiter is dead or paused past its wait)
+   to its grant. An entry whose expiry has passed (its waiter is dead or paused past its wait)
    is skipped: any entry may be. The grant can be lost: the waiter never sees it. */
 inline handOff(old) {
   do
@@ -446,7 +446,7 @@ wait:
      :: tok != 0 -> goto register
      :: else
      fi;
-     /* block on the grant (blocking pop or in-JVM completion) for min(remaining wait, lock TTL) */
+     /* block on the grant (the direct completion or the announcement) for min(remaining wait, lock TTL) */
      do
      :: atomic { grantTok[lease] != 0 -> tok = grantTok[lease]; grantTok[lease] = 0;
           printf("holder %d: sees its grant, token %d lease %d\n", me, tok, lease) };
