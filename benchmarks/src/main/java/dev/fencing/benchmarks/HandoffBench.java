@@ -24,7 +24,9 @@ import org.redisson.client.codec.StringCodec;
  * sample is the time from the holder's release call to the waiter holding the lock. Two threads
  * pass one lock back and forth: each, once it holds, waits until the other announced that it is
  * about to wait, gives it {@link #HEAD_START_MILLIS} to be inside its acquire (subscribed), then
- * releases. A Redis round trip (a {@code GET} through the same client) is the reference.
+ * releases. A Redis round trip (a {@code GET} through the same client, back to back) is the
+ * reference, and the floor is the release's own round trip after the same pause: a hand-off whose
+ * fresh token comes from the release script cannot reach the waiter before that answer.
  *
  * <p>Fairness: a holder, three waiters that start waiting {@link #HEAD_START_MILLIS} apart, then
  * the release; a trial counts whether the longest waiter got the lock first.
@@ -35,6 +37,7 @@ final class HandoffBench {
   static final String RLOCK = "Redisson RLock";
   static final String RFENCED = "Redisson RFencedLock";
   static final String REDIS_RTT = "Redis round trip (GET)";
+  static final String RELEASE_ALONE = "floor: the release script alone, after the same pause";
 
   static final long HEAD_START_MILLIS = 3;
   private static final int FAIRNESS_WAITERS = 3;
@@ -136,7 +139,7 @@ final class HandoffBench {
                       }
                     };
                   }));
-      int n = variants.size() + 1;
+      int n = variants.size() + 2;
       List<List<long[]>> samples = new ArrayList<>();
       int[] trials = new int[n];
       int[] won = new int[n];
@@ -153,6 +156,10 @@ final class HandoffBench {
             samples.get(i).add(roundTrips(bucket, timing.roundMillis()));
             continue;
           }
+          if (i == variants.size() + 1) {
+            samples.get(i).add(releasesAlone(leases, request, "a" + sequence[0]++, timing));
+            continue;
+          }
           Variant variant = variants.get(i);
           samples.get(i).add(handoffs(variant, "r" + sequence[0]++, timing.roundMillis()));
           int[] fair = fairness(variant, "f" + sequence[0]++, 3);
@@ -164,13 +171,36 @@ final class HandoffBench {
       for (int i = 0; i < n; i++) {
         long[] all = samples.get(i).stream().flatMapToLong(Arrays::stream).toArray();
         Arrays.sort(all);
-        String name = i == variants.size() ? REDIS_RTT : variants.get(i).name();
+        String name =
+            i == variants.size()
+                ? REDIS_RTT
+                : i == variants.size() + 1 ? RELEASE_ALONE : variants.get(i).name();
         results.add(new VariantResult(name, all, trials[i], won[i]));
       }
       return new Result(results);
     } finally {
       bucket.delete();
     }
+  }
+
+  /**
+   * The floor: a holder that nobody waits for pauses as the hand-off's holder does, then releases;
+   * one sample is that release call, the round trip every hand-off through the release script
+   * needs.
+   */
+  private static long[] releasesAlone(
+      RedisLeaseManager leases, LeaseRequest request, String resource, Harness.Timing timing)
+      throws InterruptedException {
+    List<Long> out = new ArrayList<>();
+    long deadline = System.nanoTime() + timing.roundMillis() * 1_000_000L;
+    while (System.nanoTime() - deadline < 0) {
+      Lease lease = leases.acquire(resource, request);
+      Thread.sleep(HEAD_START_MILLIS);
+      long start = System.nanoTime();
+      lease.close();
+      out.add(System.nanoTime() - start);
+    }
+    return out.stream().mapToLong(Long::longValue).toArray();
   }
 
   private static long[] roundTrips(RBucket<String> bucket, long millis) {

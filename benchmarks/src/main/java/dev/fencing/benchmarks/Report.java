@@ -158,6 +158,13 @@ final class Report {
             fmt("%.3f", share),
             "<= 0.33",
             share <= 1 / 3.0));
+    double floor = result.variant(HandoffBench.RELEASE_ALONE).percentileMicros(0.5);
+    goals.add(
+        new Goal(
+            "contended hand-off: fencing p50 / its floor (the release alone) p50",
+            fmt("%.3f", p50 / floor),
+            "(reported)",
+            true));
   }
 
   void memory(MemoryBench.Result result) {

@@ -372,7 +372,8 @@ public final class LeaseLifecycle implements LeaseManager {
     } finally {
       waiting.remove(leaseId);
       if (subscription != null) {
-        subscription.cancel();
+        // off the caller's path: unsubscribing may cost the client a round trip's worth of work
+        dispatch("cancelling a release subscription", subscription::cancel);
       }
       if (queued && lease == null) {
         // leave the queue, and pass on a hand-off that came too late
