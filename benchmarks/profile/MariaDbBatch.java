@@ -2,7 +2,7 @@ import java.sql.*;
 import java.util.*;
 
 /**
- * MariaDB 1,000-row batch shapes side by side on the scratch databases of mariadb-setup.sql (table
+ * MariaDB 1,000-row batch shapes side by side on the scratch databases of benchmarks/profile/mariadb-setup.sql (table
  * mdbp.a, fence mdbpf.fence: resource 'job', token 7, lease 'L7'). Every variant runs on its own
  * connection (its own URL options), in a shuffled order per round; prints the median per-round
  * ratio to "plain text". Variants marked unsafe only split the cost.
