@@ -8,6 +8,7 @@ module dev.fencing.jdbc {
   requires dev.fencing.schema;
   requires static transitive org.jooq;
   requires static org.postgresql.jdbc;
+  requires static org.mariadb.jdbc;
   requires org.slf4j;
 
   exports dev.fencing.jdbc;

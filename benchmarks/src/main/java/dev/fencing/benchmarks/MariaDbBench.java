@@ -39,7 +39,19 @@ final class MariaDbBench implements AutoCloseable {
   static final String RAW = "the same guarded SQL, pool connection (no wrapper)";
   static final String BATCH_PLAIN = "plain batch";
   static final String BATCH_GUARDED = "guarded batch";
-  static final String BATCH_RAW = "the same guarded SQL, pool connection (no wrapper)";
+  static final String BATCH_RAW =
+      "the same guarded SQL, pool connection (no wrapper), text protocol (the wrapper's form before"
+          + " it server-prepared its batch)";
+  static final String BATCH_RAW_SERVER_PREPARED =
+      "the same guarded SQL, pool connection (no wrapper), server-prepared as the wrapper sends it";
+  static final String BATCH_PLAIN_SERVER_PREPARED =
+      "plain batch, server-prepared (useServerPrepStmts=true in the URL)";
+  static final String BATCH_PLAIN_BULK =
+      "plain batch, bulk protocol (useServerPrepStmts=true&useBulkStmts=true: no per-row counts)";
+  static final String BATCH_GUARDED_BULK =
+      "the same guarded SQL, bulk protocol (no per-row counts: a refused row is not reported)";
+  static final String BATCH_TRX_ID =
+      "locking verify once, then the transaction id from information_schema.INNODB_TRX per row";
   static final String BATCH_NO_LOCK =
       "that SQL without LOCK IN SHARE MODE in its fence lookup (unsafe: bound of a lookup per row)";
   static final String BATCH_ROW_GUARD = "row guard + stamp only, no fence lookup (hand-written)";
@@ -53,6 +65,8 @@ final class MariaDbBench implements AutoCloseable {
   private final String fenceDb;
   private final String prefix;
   private final HikariDataSource pool;
+  private final HikariDataSource serverPrepared;
+  private final HikariDataSource bulk;
   private final FencedDataSource db;
   private final RedissonClient redisson;
   private final RedisLeaseManager leases;
@@ -79,6 +93,8 @@ final class MariaDbBench implements AutoCloseable {
     config.setMinimumIdle(8);
     config.setPoolName("fencing-bench-mariadb-" + suffix);
     pool = new HikariDataSource(config);
+    serverPrepared = onePool(url, "useServerPrepStmts=true", "sp-" + suffix);
+    bulk = onePool(url, "useServerPrepStmts=true&useBulkStmts=true", "bulk-" + suffix);
     FencingMigrations.migrate(
         pool, MigrationOptions.builder().schema(fenceDb).fence(accounts).build());
     db = FencedDataSource.wrap(pool, FenceOptions.defaults().withSchema(fenceDb));
@@ -92,6 +108,15 @@ final class MariaDbBench implements AutoCloseable {
                 "bench-mariadb",
                 LeaseRequest.forLeaseTime(Duration.ofSeconds(60))
                     .withMaxWait(Duration.ofSeconds(10)));
+  }
+
+  /** A one-connection pool of {@code url} with the driver options {@code options} added. */
+  private static HikariDataSource onePool(String url, String options, String name) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(url + (url.contains("?") ? "&" : "?") + options);
+    config.setMaximumPoolSize(1);
+    config.setPoolName("fencing-bench-mariadb-" + name);
+    return new HikariDataSource(config);
   }
 
   /**
@@ -192,10 +217,14 @@ final class MariaDbBench implements AutoCloseable {
 
   /**
    * Transactions of 1,000 batched one-row updates: plain, guarded, and diagnostics on pool
-   * connections: the guarded SQL as sent, without its fence lookup's row lock, without the lookup
-   * at all, and a marker design (a locking verify once per transaction that sets a session user
-   * variable, which each row compares) that MariaDB cannot make safe: the variable outlives the
-   * transaction and nothing on the server can tie it to one.
+   * connections: the guarded SQL in the text protocol (the pool's default, and the wrapper's before
+   * it server-prepared its batches), server-prepared as the wrapper sends it, in the bulk protocol,
+   * without its fence lookup's row lock, without the lookup at all; the plain batch server-prepared
+   * and in the bulk protocol (the URL options a user may set); and two marker designs (a locking
+   * verify once per transaction that sets a session user variable, which each row compares): a
+   * constant marker, which MariaDB cannot make safe (the variable outlives the transaction and
+   * nothing on the server ties it to one), and the transaction's id from {@code INNODB_TRX}, read
+   * per row.
    */
   Harness.GroupResult batch(Harness.Timing timing) throws Exception {
     String plainSql = "UPDATE " + accounts + " SET balance = balance + ? WHERE id = ?";
@@ -244,6 +273,34 @@ final class MariaDbBench implements AutoCloseable {
             }));
     variants.add(
         new Harness.Variant(
+            BATCH_RAW_SERVER_PREPARED,
+            thread -> {
+              long[] block = {0};
+              return () -> poolBatch(serverPrepared, guardedSql, null, block[0]++);
+            }));
+    variants.add(
+        new Harness.Variant(
+            BATCH_PLAIN_SERVER_PREPARED,
+            thread -> {
+              long[] block = {0};
+              return () -> poolBatch(serverPrepared, plainSql, null, block[0]++);
+            }));
+    variants.add(
+        new Harness.Variant(
+            BATCH_PLAIN_BULK,
+            thread -> {
+              long[] block = {0};
+              return () -> poolBatch(bulk, plainSql, null, block[0]++);
+            }));
+    variants.add(
+        new Harness.Variant(
+            BATCH_GUARDED_BULK,
+            thread -> {
+              long[] block = {0};
+              return () -> poolBatch(bulk, guardedSql, null, block[0]++);
+            }));
+    variants.add(
+        new Harness.Variant(
             BATCH_NO_LOCK,
             thread -> {
               long[] block = {0};
@@ -267,12 +324,31 @@ final class MariaDbBench implements AutoCloseable {
                   guardedSql.replace(fenceHeld, " AND @fencing_verified = '" + marker + "'");
               return () -> poolBatch(sql, verifySetsMarker, block[0]++);
             }));
+    String trxId =
+        "(SELECT trx_id FROM information_schema.INNODB_TRX"
+            + " WHERE trx_mysql_thread_id = CONNECTION_ID())";
+    String verifySetsTrxId =
+        "SELECT @fencing_verified := " + trxId + " FROM (" + guards.verify() + ") verified";
+    variants.add(
+        new Harness.Variant(
+            BATCH_TRX_ID,
+            thread -> {
+              long[] block = {0};
+              String sql = guardedSql.replace(fenceHeld, " AND @fencing_verified = " + trxId);
+              return () -> poolBatch(sql, verifySetsTrxId, block[0]++);
+            }));
     return Harness.run("MariaDB billing batch, 1,000 rows/tx", 1, timing, variants);
   }
 
   /** One transaction on a pool connection: {@code first} (if any), then the batch, commit. */
   private void poolBatch(String sql, String first, long block) throws SQLException {
-    try (Connection c = pool.getConnection()) {
+    poolBatch(pool, sql, first, block);
+  }
+
+  /** The same on a connection of {@code source}. */
+  private static void poolBatch(HikariDataSource source, String sql, String first, long block)
+      throws SQLException {
+    try (Connection c = source.getConnection()) {
       c.setAutoCommit(false);
       if (first != null) {
         try (Statement s = c.createStatement();
@@ -326,6 +402,8 @@ final class MariaDbBench implements AutoCloseable {
     } finally {
       redisson.shutdown();
       pool.close();
+      serverPrepared.close();
+      bulk.close();
       exec("DROP DATABASE IF EXISTS " + database, "DROP DATABASE IF EXISTS " + fenceDb);
     }
   }

@@ -101,13 +101,25 @@ final class Report {
       for (String diagnostic :
           List.of(
               MariaDbBench.BATCH_RAW,
+              MariaDbBench.BATCH_RAW_SERVER_PREPARED,
+              MariaDbBench.BATCH_PLAIN_SERVER_PREPARED,
+              MariaDbBench.BATCH_PLAIN_BULK,
+              MariaDbBench.BATCH_GUARDED_BULK,
               MariaDbBench.BATCH_NO_LOCK,
               MariaDbBench.BATCH_ROW_GUARD,
-              MariaDbBench.BATCH_SESSION_MARKER)) {
+              MariaDbBench.BATCH_SESSION_MARKER,
+              MariaDbBench.BATCH_TRX_ID)) {
         reported(
             "MariaDB billing batch: " + diagnostic + " / plain",
             result.ratio(diagnostic, MariaDbBench.BATCH_PLAIN));
       }
+      // the same protocol on both sides: what the fence costs a user whose URL server-prepares
+      reported(
+          "MariaDB billing batch: guarded / plain batch, server-prepared",
+          result.ratio(MariaDbBench.BATCH_GUARDED, MariaDbBench.BATCH_PLAIN_SERVER_PREPARED));
+      reported(
+          "MariaDB billing batch: guarded SQL / plain, both in the bulk protocol",
+          result.ratio(MariaDbBench.BATCH_GUARDED_BULK, MariaDbBench.BATCH_PLAIN_BULK));
     } else if (name.startsWith("trigger mode, 100,000-row bulk")) {
       // time relative to no trigger: the inverse of the ops ratio
       timeGoal("bulk UPDATE: trigger mode, time / no trigger", result, BulkBench.TRIGGER, 1.3);

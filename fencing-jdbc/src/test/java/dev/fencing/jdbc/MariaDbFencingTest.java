@@ -436,6 +436,152 @@ class MariaDbFencingTest {
     }
   }
 
+  /**
+   * The rows of a guarded batch inside a transaction go to the server as executions of one
+   * server-side prepared statement (the binary protocol), though the pool's URL leaves Connector/J
+   * on client-side (text) statements: the fence check's subquery is parsed once, not once per row.
+   * The rows keep their own update counts (a row the row guard refused reports 0), and the stale
+   * holder's batch is still refused by the database. Fails on the text protocol (no {@code
+   * COM_STMT_EXECUTE} counted).
+   */
+  @Test
+  void aGuardedBatchInATransactionIsServerPreparedWhateverTheUrl() throws SQLException {
+    assertThat(ROOT_URL).doesNotContain("useServerPrepStmts");
+    Holders h = staleAndCurrent();
+    exec(
+        "INSERT INTO "
+            + database
+            + ".accounts (id, owner, balance) VALUES (130, 'a', 0), (131, 'a', 0), (132, 'a', 0)",
+        // a row a newer holder of the resource wrote: the row guard refuses it
+        "UPDATE "
+            + database
+            + ".accounts SET fence_token = "
+            + (h.current().token().value() + 1)
+            + ", fence_resource = '"
+            + h.current().resource()
+            + "' WHERE id = 132");
+    Fencing.run(
+        h.current(),
+        () -> {
+          try (Connection c = db.getConnection()) {
+            c.setAutoCommit(false);
+            long before = sessionStatus(c, "Com_stmt_execute");
+            try (PreparedStatement u =
+                GuardedStatements.update(
+                    c, database + ".accounts", "balance = balance + 1", "id = ?")) {
+              for (long id = 130; id <= 132; id++) {
+                u.setLong(1, id);
+                u.addBatch();
+              }
+              assertThat(u.executeBatch()).containsExactly(1, 1, 0);
+            }
+            assertThat(sessionStatus(c, "Com_stmt_execute") - before)
+                .as("server-side executions of the batch's rows")
+                .isEqualTo(3);
+            c.commit();
+          }
+        });
+    Fencing.run(
+        h.stale(),
+        () -> {
+          try (Connection c = db.getConnection()) {
+            c.setAutoCommit(false);
+            try (PreparedStatement u =
+                GuardedStatements.update(c, database + ".accounts", "balance = 100", "id = ?")) {
+              u.setLong(1, 130);
+              u.addBatch();
+              assertThatThrownBy(u::executeBatch).isInstanceOf(StaleTokenException.class);
+            }
+            c.rollback();
+          }
+        });
+    assertThat(
+            query(
+                "SELECT SUM(balance) FROM " + database + ".accounts WHERE id BETWEEN 130 AND 132"))
+        .isEqualTo("2");
+    // fencing off: the stale holder's row, unguarded, goes through
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
+      assertThat(
+              s.executeUpdate("UPDATE " + database + ".accounts SET balance = 100 WHERE id = 130"))
+          .isEqualTo(1);
+    }
+  }
+
+  /**
+   * With Connector/J's bulk protocol in the URL ({@code useServerPrepStmts=true&useBulkStmts=true})
+   * a batch reports no count per row ({@code SUCCESS_NO_INFO}): a stale holder's auto-commit batch,
+   * which the database refuses row by row, is still reported as a {@link StaleTokenException}
+   * rather than as success. Failed before such counts were classified (no exception, counts -2).
+   */
+  @Test
+  void aStaleBatchInTheBulkProtocolIsReportedThoughTheDriverGivesNoCounts() throws SQLException {
+    Holders h = staleAndCurrent();
+    exec("INSERT INTO " + database + ".accounts (id, owner, balance) VALUES (140, 'a', 0)");
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(
+        ROOT_URL.replace("/test?", "/" + database + "?")
+            + "&useServerPrepStmts=true&useBulkStmts=true");
+    config.setMaximumPoolSize(2);
+    try (HikariDataSource bulkPool = new HikariDataSource(config)) {
+      FencedDataSource bulk =
+          FencedDataSource.wrap(bulkPool, FenceOptions.defaults().withSchema(fenceDb));
+      for (boolean autoCommit : new boolean[] {true, false}) {
+        Fencing.run(
+            h.stale(),
+            () -> {
+              try (Connection c = bulk.getConnection()) {
+                c.setAutoCommit(autoCommit);
+                try (PreparedStatement u =
+                    GuardedStatements.update(
+                        c, database + ".accounts", "balance = 100", "id = ?")) {
+                  for (int i = 0; i < 2; i++) {
+                    u.setLong(1, 140);
+                    u.addBatch();
+                  }
+                  assertStale(h, u::executeBatch);
+                }
+                if (!autoCommit) {
+                  c.rollback();
+                }
+              }
+            });
+      }
+      Fencing.run(
+          h.current(),
+          () -> {
+            try (Connection c = bulk.getConnection()) {
+              try (PreparedStatement u =
+                  GuardedStatements.update(
+                      c, database + ".accounts", "balance = balance + 1", "id = ?")) {
+                for (int i = 0; i < 2; i++) {
+                  u.setLong(1, 140);
+                  u.addBatch();
+                }
+                assertThat(u.executeBatch()).containsOnly(Statement.SUCCESS_NO_INFO);
+              }
+            }
+          });
+    }
+    assertThat(query("SELECT balance FROM " + database + ".accounts WHERE id = 140"))
+        .isEqualTo("2");
+    // fencing off: the stale holder's row, unguarded, goes through
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
+      assertThat(
+              s.executeUpdate("UPDATE " + database + ".accounts SET balance = 100 WHERE id = 140"))
+          .isEqualTo(1);
+    }
+  }
+
+  private static long sessionStatus(Connection c, String name) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SHOW SESSION STATUS LIKE '" + name + "'")) {
+      assertThat(rs.next()).isTrue();
+      return rs.getLong(2);
+    }
+  }
+
   @Test
   void plainWritesOfFencedTablesAreRefusedInAScope() throws SQLException {
     Holders h = staleAndCurrent();

@@ -3,6 +3,7 @@ package dev.fencing.jdbc.internal;
 import dev.fencing.core.Lease;
 import dev.fencing.schema.DatabaseProduct;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
@@ -51,6 +52,20 @@ public interface FenceDialect {
       Duration endBlockersAfter,
       long commitBoundNanos)
       throws SQLException;
+
+  /**
+   * Prepares the rows of a guarded batch inside a transaction ({@link
+   * GuardedSql.Guarded#batched()}) on {@code connection}, past the plain SQL policy; the database
+   * sees the same SQL either way.
+   *
+   * @param connection the wrapped connection
+   * @param sql the batched form of a guarded statement
+   * @return the prepared statement
+   * @throws SQLException if preparing failed
+   */
+  default PreparedStatement prepareBatched(Connection connection, String sql) throws SQLException {
+    return connection.prepareStatement(sql);
+  }
 
   /** Whether {@code failure} is this database's "the row lock was not granted in time". */
   boolean isLockTimeout(SQLException failure);

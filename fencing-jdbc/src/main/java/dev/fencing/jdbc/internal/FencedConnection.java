@@ -102,7 +102,8 @@ public final class FencedConnection extends DelegatingConnection {
     Rejections.checkHeld(lease);
     PreparedStatement prepared = delegate.prepareStatement(sql.sql());
     try {
-      return new GuardedPreparedStatement(this, prepared, sql, this::prepareUnrouted);
+      return new GuardedPreparedStatement(
+          this, prepared, sql, batched -> fence.prepareBatched(delegate, batched));
     } catch (RuntimeException failure) {
       prepared.close();
       throw failure;

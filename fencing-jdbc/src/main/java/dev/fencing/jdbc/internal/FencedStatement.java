@@ -9,9 +9,10 @@ import java.sql.Statement;
  * #routed}: the lease is checked, the connection's per-transaction state is in place, and the
  * fence's refusals are reported as the library's exceptions; plain SQL goes through the
  * connection's plain SQL policy. A write the policy rewrote into its guarded form, or a guarded
- * statement, that affects no row (an update count of 0, an empty {@code RETURNING}) is classified
- * like a guarded statement: a rejection while the fence names another holder, never a silent "no
- * such row". Result sets and the connection it hands out are the fenced ones.
+ * statement, that affects no row (an update count of 0, an empty {@code RETURNING}, or a batch row
+ * the driver reports no count for) is classified like a guarded statement: a rejection while the
+ * fence names another holder, never a silent "no such row". Result sets and the connection it hands
+ * out are the fenced ones.
  *
  * @param <S> the wrapped statement's type
  */
@@ -72,11 +73,15 @@ public class FencedStatement<S extends Statement> extends DelegatingStatement<S>
     if (result instanceof Number count) {
       return count.longValue() == 0;
     }
+    // a batch whose driver reports no count for a row (SUCCESS_NO_INFO, e.g. MariaDB's bulk
+    // protocol) may hold a refused row: classified too, one read of the fence
     if (result instanceof int[] counts) {
-      return java.util.Arrays.stream(counts).anyMatch(count -> count == 0);
+      return java.util.Arrays.stream(counts)
+          .anyMatch(count -> count == 0 || count == Statement.SUCCESS_NO_INFO);
     }
     if (result instanceof long[] counts) {
-      return java.util.Arrays.stream(counts).anyMatch(count -> count == 0);
+      return java.util.Arrays.stream(counts)
+          .anyMatch(count -> count == 0 || count == Statement.SUCCESS_NO_INFO);
     }
     if (result instanceof ResultSet rows) {
       return !rows.isBeforeFirst();

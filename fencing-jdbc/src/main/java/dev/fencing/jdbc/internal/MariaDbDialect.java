@@ -116,6 +116,16 @@ public final class MariaDbDialect implements FenceDialect {
     return guardedSql.bind(lease);
   }
 
+  /**
+   * Server-side prepared whatever the URL says, when the driver is MariaDB Connector/J: every row
+   * carries the fence check, a subquery, which the text protocol has the server parse once per row
+   * ({@link MariaDbServerPrepare}).
+   */
+  @Override
+  public PreparedStatement prepareBatched(Connection connection, String sql) throws SQLException {
+    return MariaDbServerPrepare.prepare(connection, sql);
+  }
+
   @Override
   public boolean isLockTimeout(SQLException failure) {
     return failure.getErrorCode() == LOCK_WAIT_TIMEOUT || failure.getErrorCode() == LOCK_DEADLOCK;
