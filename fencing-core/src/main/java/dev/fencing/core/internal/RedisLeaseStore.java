@@ -21,6 +21,7 @@ public final class RedisLeaseStore implements LeaseStore {
 
   private static final int MAX_RENEWALS_PER_CALL = 500;
   private static final String HANDOFF_PREFIX = "handoff:";
+  private static final java.security.SecureRandom INSTANCE_IDS = new java.security.SecureRandom();
 
   private final RedissonClient redisson;
   private final RScript script;
@@ -279,7 +280,7 @@ public final class RedisLeaseStore implements LeaseStore {
 
   private static String newInstanceId() {
     byte[] bytes = new byte[8];
-    new java.security.SecureRandom().nextBytes(bytes);
+    INSTANCE_IDS.nextBytes(bytes);
     return java.util.HexFormat.of().formatHex(bytes);
   }
 
