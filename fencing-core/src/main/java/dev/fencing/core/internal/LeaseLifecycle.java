@@ -187,7 +187,7 @@ public final class LeaseLifecycle implements LeaseManager {
     for (ManagedLease lease : List.copyOf(held)) {
       lease.lose(LossReason.MANAGER_CLOSED);
     }
-    waiting.values().forEach(Waiter::close); // they find the manager closed
+    waiting.values().forEach(Waiter::wake); // they find the manager closed
     if (ownedEvents != null) {
       ownedEvents.shutdown(); // listeners already queued still run
     }
@@ -298,9 +298,9 @@ public final class LeaseLifecycle implements LeaseManager {
     long start = ticker.nanoTime();
     long maxWaitNanos = request.maxWait().toNanos();
     try {
-      Attempt attempt = attempt(resource, request, what);
-      if (attempt.lease() != null || maxWaitNanos == 0) {
-        return Optional.ofNullable(attempt.lease());
+      ManagedLease lease = attempt(resource, request, what);
+      if (lease != null || maxWaitNanos == 0) {
+        return Optional.ofNullable(lease);
       }
       return waitInQueue(resource, request, what, start + maxWaitNanos);
     } catch (InterruptedException e) {
@@ -333,9 +333,9 @@ public final class LeaseLifecycle implements LeaseManager {
                   resource,
                   (handedTo, token) -> {
                     if (handedTo == null) {
-                      waiter.freed();
+                      waiter.wake();
                     } else if (handedTo.equals(leaseId)) {
-                      waiter.handedOver(token, Long.MIN_VALUE);
+                      waiter.announced(token);
                     }
                   }),
               "subscribing to releases of \"" + resource + "\"",
@@ -360,8 +360,12 @@ public final class LeaseLifecycle implements LeaseManager {
         long untilExpiry = TimeUnit.MILLISECONDS.toNanos(-result);
         Grant grant = waiter.await(Math.min(remaining, untilExpiry));
         if (grant != null) {
-          // The hand-off set the lock after the release was sent and after this waiter queued.
-          long since = grant.sentAtBound() - queuedSince > 0 ? grant.sentAtBound() : queuedSince;
+          // The hand-off set the lock after this waiter queued, and after the release was sent
+          // when the release came from this manager.
+          long since =
+              grant.direct() && grant.releaseSentAt() - queuedSince > 0
+                  ? grant.releaseSentAt()
+                  : queuedSince;
           lease = takeHandOff(resource, grant.token(), leaseId, request, since, what);
           if (lease != null) {
             return Optional.of(lease);
@@ -420,7 +424,8 @@ public final class LeaseLifecycle implements LeaseManager {
         : null;
   }
 
-  private Attempt attempt(String resource, LeaseRequest request, String what)
+  /** One acquire script call: the lease if the lock was free, otherwise null. */
+  private ManagedLease attempt(String resource, LeaseRequest request, String what)
       throws InterruptedException {
     String leaseId = newLeaseId();
     long leaseMillis = request.leaseTime().toMillis();
@@ -435,10 +440,7 @@ public final class LeaseLifecycle implements LeaseManager {
       acquired.whenComplete((token, failure) -> abandonQuietly(resource, leaseId, leaseMillis));
       throw e;
     }
-    if (result < 0) {
-      return new Attempt(null, -result - 1);
-    }
-    return new Attempt(hold(resource, result, leaseId, request, sentAt, what), 0);
+    return result < 0 ? null : hold(resource, result, leaseId, request, sentAt, what);
   }
 
   /**
@@ -639,29 +641,33 @@ public final class LeaseLifecycle implements LeaseManager {
     return held.size();
   }
 
-  private record Attempt(ManagedLease lease, long remainingMillis) {}
-
-  /** A lock handed over with {@code token}, set no earlier than {@code sentAtBound} (if known). */
-  private record Grant(long token, long sentAtBound) {}
+  /**
+   * A lock handed over with {@code token}: by a release of this manager sent at {@code
+   * releaseSentAt} ({@code direct}), or announced by another process (no send time known).
+   */
+  private record Grant(long token, boolean direct, long releaseSentAt) {}
 
   /** One queued acquisition: what it hears while it waits. */
   private static final class Waiter {
     private Grant grant;
     private boolean woken;
 
-    synchronized void handedOver(long token, long sentAtBound) {
-      if (grant == null || grant.sentAtBound() == Long.MIN_VALUE) {
-        grant = new Grant(token, sentAtBound);
+    /** Handed the lock by a release of this manager, sent at {@code releaseSentAt}. */
+    synchronized void handedOver(long token, long releaseSentAt) {
+      grant = new Grant(token, true, releaseSentAt);
+      notifyAll();
+    }
+
+    /** Handed the lock, as announced by another process. */
+    synchronized void announced(long token) {
+      if (grant == null) {
+        grant = new Grant(token, false, 0);
       }
       notifyAll();
     }
 
-    synchronized void freed() {
-      woken = true;
-      notifyAll();
-    }
-
-    synchronized void close() {
+    /** The lock was freed, or the manager closed: look again. */
+    synchronized void wake() {
       woken = true;
       notifyAll();
     }

@@ -49,6 +49,31 @@ class MissedHandOffTest {
     assertThat(Duration.ofNanos(waited)).isLessThan(Duration.ofMillis(800));
   }
 
+  @Test
+  void aLeaseHandedOverByAnotherProcessIsRenewedLikeAnyOther() throws Exception {
+    LeaseStore releasing = new RedisLeaseStore(redisson, prefix);
+    LeaseStore waiting = new RedisLeaseStore(redisson, prefix);
+    LeaseRequest shortLease = LeaseRequest.forLeaseTime(Duration.ofMillis(1500));
+    try (LeaseLifecycle holders = LeaseLifecycle.start(releasing, options(), LeaseObserver.NONE);
+        LeaseLifecycle waiters = LeaseLifecycle.start(waiting, options(), LeaseObserver.NONE)) {
+      Lease holder = holders.acquire("job", shortLease);
+      CompletableFuture<Lease> waiter =
+          CompletableFuture.supplyAsync(
+              () -> waiters.acquire("job", shortLease.withMaxWait(Duration.ofSeconds(10))));
+      Thread.sleep(300); // queued by now
+      holder.close();
+      Lease handed = waiter.get(10, TimeUnit.SECONDS);
+
+      Thread.sleep(3000); // twice the lease time: only renewals keep the lock
+
+      assertThat(handed.isHeld()).isTrue();
+      assertThat(releasing.acquire("job", "other", 1500).get())
+          .as("the handed lock is still there, renewed")
+          .isNegative();
+      handed.close();
+    }
+  }
+
   /** Returns the time from the release to the waiter holding, with or without its announcements. */
   private long handOffWait(boolean deaf) throws Exception {
     LeaseStore redis = new RedisLeaseStore(redisson, prefix);
