@@ -2,6 +2,7 @@ package dev.fencing.core.internal;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -21,7 +22,7 @@ public final class InMemoryLeaseStore implements LeaseStore {
   private final Map<String, Lock> locks = new HashMap<>();
   private final Map<String, Long> counters = new HashMap<>();
   private final Set<String> abandoned = new java.util.HashSet<>();
-  private final Map<String, java.util.LinkedHashMap<String, Waiting>> queues = new HashMap<>();
+  private final Map<String, LinkedHashMap<String, Waiting>> queues = new HashMap<>();
   private final Map<String, Set<ReleaseListener>> watchers = new ConcurrentHashMap<>();
   private final AtomicInteger renewalRepliesToLose = new AtomicInteger();
   private final List<Runnable> delayed = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -67,8 +68,8 @@ public final class InMemoryLeaseStore implements LeaseStore {
       if (abandoned.contains(leaseId)) {
         return CompletableFuture.completedFuture(-1L);
       }
-      java.util.LinkedHashMap<String, Waiting> queue =
-          queues.computeIfAbsent(resource, any -> new java.util.LinkedHashMap<>());
+      LinkedHashMap<String, Waiting> queue =
+          queues.computeIfAbsent(resource, any -> new LinkedHashMap<>());
       Lock lock = live(resource);
       String owner = leaseId + ":";
       if (lock != null && lock.value().startsWith(owner)) {
@@ -103,7 +104,7 @@ public final class InMemoryLeaseStore implements LeaseStore {
     Released released;
     synchronized (this) {
       abandoned.add(leaseId);
-      java.util.LinkedHashMap<String, Waiting> queue = queues.get(resource);
+      LinkedHashMap<String, Waiting> queue = queues.get(resource);
       if (queue != null) {
         queue.remove(leaseId);
       }
@@ -169,7 +170,7 @@ public final class InMemoryLeaseStore implements LeaseStore {
 
   /** Gives the free lock to the first live waiter, as the release script does. */
   private Released handOff(String resource) {
-    java.util.LinkedHashMap<String, Waiting> queue = queues.get(resource);
+    LinkedHashMap<String, Waiting> queue = queues.get(resource);
     while (queue != null && !queue.isEmpty()) {
       Map.Entry<String, Waiting> first = queue.entrySet().iterator().next();
       queue.remove(first.getKey());
@@ -277,7 +278,7 @@ public final class InMemoryLeaseStore implements LeaseStore {
 
   /** Returns the number of acquisitions queued on {@code resource}, live or not. */
   public synchronized int queued(String resource) {
-    java.util.LinkedHashMap<String, Waiting> queue = queues.get(resource);
+    LinkedHashMap<String, Waiting> queue = queues.get(resource);
     return queue == null ? 0 : queue.size();
   }
 
