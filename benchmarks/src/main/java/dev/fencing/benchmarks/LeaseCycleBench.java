@@ -38,7 +38,10 @@ final class LeaseCycleBench {
       return -ttl - 1
       """;
 
-  /** The release script of fencing-core, byte for byte. */
+  /**
+   * The release script of fencing-core without its hand-off to a queued waiter (a floor's release
+   * has no queue to look at).
+   */
   static final String RELEASE =
       """
       if redis.call('get', KEYS[1]) == ARGV[1] then

@@ -20,12 +20,16 @@ import org.redisson.client.codec.StringCodec;
  * Acquire + register + release through {@link FencedLeaseManager}, against its floor written by
  * hand in the same run: fencing's acquire script, one one-row upsert of the fence row committed in
  * auto-commit (the registration's SQL, no settings, no transaction of its own), fencing's release
- * script. Redisson's {@code RLock} lock + unlock is the reference without any database. Each thread
- * has its own resource.
+ * script. Between the two, the floor's upsert after an acquisition through {@code
+ * RedisLeaseManager} (and before its release) tells how much of the gap the lease itself costs, and
+ * how much the registration. Redisson's {@code RLock} lock + unlock is the reference without any
+ * database. Each thread has its own resource.
  */
 final class RegistrationBench {
 
   static final String FLOOR = "floor: acquire script + one upsert commit + release script";
+  static final String LEASES_UPSERT =
+      "RedisLeaseManager acquire + the floor's upsert commit + release";
   static final String FENCED = "FencedLeaseManager acquire + register + release";
   static final String RLOCK = "Redisson RLock lock + unlock (no database)";
 
@@ -97,6 +101,31 @@ final class RegistrationBench {
                               "0");
                       if (deleted != 1L) {
                         throw new IllegalStateException("floor release failed");
+                      }
+                    };
+                  }),
+              new Harness.Variant(
+                  LEASES_UPSERT,
+                  thread -> {
+                    String resource = "reg-lm-" + thread;
+                    RedisLeaseManager plain =
+                        RedisLeaseManager.create(
+                            redisson, options.withKeyPrefix(prefix + "reglm:"));
+                    return new Harness.ThreadOp() {
+                      public void run() throws Exception {
+                        try (Lease lease = plain.acquire(resource, request)) {
+                          try (Connection c = pool.getConnection();
+                              PreparedStatement s = c.prepareStatement(upsert)) {
+                            s.setString(1, resource);
+                            s.setLong(2, lease.token().value());
+                            s.setString(3, lease.leaseId());
+                            s.execute();
+                          }
+                        }
+                      }
+
+                      public void close() {
+                        plain.close();
                       }
                     };
                   }),

@@ -91,6 +91,12 @@ final class Report {
           result.ratio(RegistrationBench.FENCED, RegistrationBench.FLOOR),
           0.90);
       reported(
+          name + ": the lease's share: RedisLeaseManager + upsert / floor",
+          result.ratio(RegistrationBench.LEASES_UPSERT, RegistrationBench.FLOOR));
+      reported(
+          name + ": the registration's share: FencedLeaseManager / RedisLeaseManager + upsert",
+          result.ratio(RegistrationBench.FENCED, RegistrationBench.LEASES_UPSERT));
+      reported(
           name + ": floor / Redisson RLock",
           result.ratio(RegistrationBench.FLOOR, RegistrationBench.RLOCK));
     } else if (name.startsWith("MariaDB billing batch")) {

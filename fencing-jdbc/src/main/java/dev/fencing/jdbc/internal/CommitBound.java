@@ -6,10 +6,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientException;
 import java.sql.SQLWarning;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 
@@ -35,7 +31,11 @@ import javax.sql.DataSource;
  */
 final class CommitBound {
 
-  private static final ScheduledExecutorService TIMER = timer();
+  /**
+   * The bounds of commits in progress: nearly all of them are disarmed long before they expire, and
+   * arming one must not wake a thread in the registration's path.
+   */
+  private static final SparseTimer TIMER = new SparseTimer("fencing-registration-commit-bound");
 
   private static final String END_IF_WAITING =
       "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = ? AND wait_event ="
@@ -85,11 +85,10 @@ final class CommitBound {
       throws SQLException {
     AtomicBoolean done = new AtomicBoolean();
     AtomicBoolean ended = new AtomicBoolean();
-    ScheduledFuture<?> watch =
-        TIMER.schedule(
-            () -> endWhileWaiting(dataSource, connection, pid, done, ended),
-            Math.max(0, boundNanos),
-            TimeUnit.NANOSECONDS);
+    SparseTimer.Deadline watch =
+        TIMER.arm(
+            System.nanoTime() + Math.max(0, boundNanos),
+            () -> endWhileWaiting(dataSource, connection, pid, done, ended));
     try {
       return committing.call();
     } catch (SQLException e) {
@@ -105,7 +104,7 @@ final class CommitBound {
       throw e;
     } finally {
       done.set(true);
-      watch.cancel(false);
+      watch.disarm();
     }
   }
 
@@ -159,18 +158,5 @@ final class CommitBound {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-  }
-
-  private static ScheduledExecutorService timer() {
-    ScheduledThreadPoolExecutor timer =
-        new ScheduledThreadPoolExecutor(
-            2,
-            r -> {
-              Thread thread = new Thread(r, "fencing-registration-commit-bound");
-              thread.setDaemon(true);
-              return thread;
-            });
-    timer.setRemoveOnCancelPolicy(true);
-    return timer;
   }
 }

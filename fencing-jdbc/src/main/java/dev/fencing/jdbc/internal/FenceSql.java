@@ -11,6 +11,12 @@ public final class FenceSql {
 
   private static final Pattern LEASE_ID = Pattern.compile("[A-Za-z0-9_-]{1,128}");
 
+  /** A registration's upsert after its row: a newer token replaces an older one, never back. */
+  private static final String UPSERT_TAIL =
+      " ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, lease_id ="
+          + " EXCLUDED.lease_id, epoch = EXCLUDED.epoch, registered_at = now()"
+          + " WHERE f.token < EXCLUDED.token RETURNING f.token";
+
   /**
    * Checks that a lease id can be written into SQL as a literal.
    *
@@ -78,9 +84,25 @@ public final class FenceSql {
         + fenceTable
         + " AS f (resource, token, lease_id, epoch) VALUES (?, ?, ?, "
         + epoch
-        + ") ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, lease_id ="
-        + " EXCLUDED.lease_id, epoch = EXCLUDED.epoch, registered_at = now()"
-        + " WHERE f.token < EXCLUDED.token RETURNING f.token";
+        + ")"
+        + UPSERT_TAIL;
+  }
+
+  /**
+   * {@link #register()} in one statement with {@code settings}, a condition that makes settings
+   * with {@code set_config(..., true)} (its parameters follow the lease id's) and is never false.
+   * The condition is evaluated when the row to insert is produced, before the row is inserted or
+   * its conflicting row locked, so the settings govern the upsert's wait for that lock and, in
+   * auto-commit, the statement's commit.
+   */
+  public String registerUnder(String settings) {
+    return "INSERT INTO "
+        + fenceTable
+        + " AS f (resource, token, lease_id, epoch) SELECT ?, ?, ?, "
+        + epoch
+        + " WHERE "
+        + settings
+        + UPSERT_TAIL;
   }
 
   /**

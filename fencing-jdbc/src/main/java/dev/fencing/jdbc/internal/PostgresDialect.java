@@ -19,29 +19,32 @@ public final class PostgresDialect implements FenceDialect {
   private static final String LOCK_NOT_AVAILABLE = "55P03";
 
   /**
-   * The settings of one attempt, local to its transaction: how long to wait for the row lock; a
-   * bound on the attempt's own transaction, so that a registrant frozen between its update and its
-   * commit cannot hold the fence row for longer than the lease time; and {@code synchronous_commit}
-   * raised to at least {@code on} ({@code remote_apply} is kept), so that the commit returns only
-   * once every synchronous standby has flushed the registration, whatever the connection's own
-   * setting ({@code local}, {@code off} or {@code remote_write} would acknowledge a registration a
-   * fail-over or a crash can lose).
+   * Raises {@code synchronous_commit} to at least {@code on} ({@code remote_apply} is kept) for the
+   * rest of the transaction, so that its commit returns only once every synchronous standby has
+   * flushed the registration, whatever the connection's own setting ({@code local}, {@code off} or
+   * {@code remote_write} would acknowledge a registration a fail-over or a crash can lose).
    */
-  private static final String ATTEMPT_SETTINGS =
-      "SELECT pg_backend_pid(), set_config('lock_timeout', ?, true),"
-          + " set_config('idle_in_transaction_session_timeout', ?, true),"
-          + " set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN"
+  private static final String DURABLE_COMMIT =
+      "set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN"
           + " 'remote_apply' THEN 'remote_apply' ELSE 'on' END, true)";
 
   /**
-   * The settings of {@link #ATTEMPT_SETTINGS} without the backend's pid, for the registration in
-   * one round trip (pgjdbc knows the pid already).
+   * The settings of one attempt in a transaction of its own, local to it: how long to wait for the
+   * row lock; a bound on the transaction, so that a registrant frozen between its update and its
+   * commit cannot hold the fence row for longer than the lease time; and {@link #DURABLE_COMMIT}.
    */
-  private static final String ONE_TRIP_SETTINGS =
-      "SELECT set_config('lock_timeout', ?, true),"
-          + " set_config('idle_in_transaction_session_timeout', ?, true),"
-          + " set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN"
-          + " 'remote_apply' THEN 'remote_apply' ELSE 'on' END, true)";
+  private static final String ATTEMPT_SETTINGS =
+      "SELECT pg_backend_pid(), set_config('lock_timeout', ?, true),"
+          + " set_config('idle_in_transaction_session_timeout', ?, true), "
+          + DURABLE_COMMIT;
+
+  /**
+   * The settings of a registration in one auto-commit statement, as the condition of {@link
+   * FenceSql#registerUnder}: the lock wait's bound and {@link #DURABLE_COMMIT}. A single statement
+   * leaves no time idle in its transaction, so it needs no bound on that.
+   */
+  private static final String ONE_STATEMENT_SETTINGS =
+      "set_config('lock_timeout', ?, true) IS NOT NULL AND " + DURABLE_COMMIT + " IS NOT NULL";
 
   private static final String TRIGGER_SETTINGS =
       "SELECT set_config('"
@@ -54,13 +57,13 @@ public final class PostgresDialect implements FenceDialect {
 
   private final FenceSql sql;
   private final GuardedSql guardedSql;
-  private final String oneTrip;
+  private final String oneStatement;
 
   /** The dialect for a fence in {@code schema}. */
   public PostgresDialect(String schema) {
     this.sql = new FenceSql(schema);
     this.guardedSql = GuardedSql.of(DatabaseProduct.POSTGRESQL, schema);
-    this.oneTrip = ONE_TRIP_SETTINGS + "; " + sql.register();
+    this.oneStatement = sql.registerUnder(ONE_STATEMENT_SETTINGS);
   }
 
   @Override
@@ -122,13 +125,11 @@ public final class PostgresDialect implements FenceDialect {
   }
 
   /**
-   * One attempt. With pgjdbc in auto-commit mode it is one round trip: the settings and the upsert
-   * are one prepared statement ({@code settings; upsert}), which pgjdbc sends with one Sync, so
-   * they form one implicit transaction that commits at that Sync under the settings (a setting made
-   * with {@code set_config(..., true)} holds until the transaction ends, its commit included). The
-   * commit's warnings then arrive on the statement and are checked there. Otherwise (another
-   * driver, or a connection handed out with auto-commit off) the attempt runs in an explicit
-   * transaction: settings, upsert, commit.
+   * One attempt. With pgjdbc in auto-commit mode it is one statement, {@link
+   * FenceSql#registerUnder} with {@link #ONE_STATEMENT_SETTINGS}: its settings hold until its
+   * implicit transaction ends, its commit included, and the commit's warnings arrive on the
+   * statement, where they are checked. Otherwise (another driver, or a connection handed out with
+   * auto-commit off) the attempt runs in an explicit transaction: settings, upsert, commit.
    */
   @Override
   public void registerOnce(
@@ -155,12 +156,11 @@ public final class PostgresDialect implements FenceDialect {
       }
       String what = registering(lease);
       boolean registered;
-      try (PreparedStatement register = connection.prepareStatement(oneTrip)) {
-        register.setString(1, lockTimeoutMillis + "ms");
-        register.setString(2, Registrations.millisRoundedUp(lease.leaseTime()) + "ms");
-        register.setString(3, lease.resource());
-        register.setLong(4, lease.token().value());
-        register.setString(5, lease.leaseId());
+      try (PreparedStatement register = connection.prepareStatement(oneStatement)) {
+        register.setString(1, lease.resource());
+        register.setLong(2, lease.token().value());
+        register.setString(3, lease.leaseId());
+        register.setString(4, lockTimeoutMillis + "ms");
         StaleBlockerWatch watch =
             endBlockersAfter == null
                 ? null
@@ -173,7 +173,14 @@ public final class PostgresDialect implements FenceDialect {
                 pid,
                 commitDeadline - System.nanoTime(),
                 what,
-                () -> BlockerWatch.around(watch, () -> upsertReturnedRow(register)));
+                () ->
+                    BlockerWatch.around(
+                        watch,
+                        () -> {
+                          try (ResultSet row = register.executeQuery()) {
+                            return row.next();
+                          }
+                        }));
         CommitBound.failOnWarning(register.getWarnings(), what);
       }
       if (!registered) {
@@ -181,20 +188,6 @@ public final class PostgresDialect implements FenceDialect {
         // upsert changed nothing, so there is nothing to make durable.
         Registrations.requireFenceNames(connection, sql.readFence(), lease);
       }
-    }
-  }
-
-  /** Runs {@code settings; upsert} and returns whether the upsert returned its row. */
-  private static boolean upsertReturnedRow(PreparedStatement register) throws SQLException {
-    register.execute();
-    while (!register.getMoreResults() && register.getUpdateCount() != -1) {
-      // the settings' row came first; skip anything that is not the upsert's result set
-    }
-    try (ResultSet row = register.getResultSet()) {
-      if (row == null) {
-        throw new SQLException("the registration's upsert returned no result set", "XX000");
-      }
-      return row.next();
     }
   }
 
