@@ -58,7 +58,9 @@ final class RegistrationBench {
     LeaseRequest request =
         LeaseRequest.forLeaseTime(Duration.ofSeconds(30)).withMaxWait(Duration.ofSeconds(5));
     try (FencedLeaseManager leases =
-        new FencedLeaseManager(RedisLeaseManager.create(redisson, options), fence)) {
+            new FencedLeaseManager(RedisLeaseManager.create(redisson, options), fence);
+        RedisLeaseManager plain =
+            RedisLeaseManager.create(redisson, options.withKeyPrefix(prefix + "reglm:"))) {
       List<Harness.Variant> variants =
           List.of(
               new Harness.Variant(
@@ -108,24 +110,15 @@ final class RegistrationBench {
                   LEASES_UPSERT,
                   thread -> {
                     String resource = "reg-lm-" + thread;
-                    RedisLeaseManager plain =
-                        RedisLeaseManager.create(
-                            redisson, options.withKeyPrefix(prefix + "reglm:"));
-                    return new Harness.ThreadOp() {
-                      public void run() throws Exception {
-                        try (Lease lease = plain.acquire(resource, request)) {
-                          try (Connection c = pool.getConnection();
-                              PreparedStatement s = c.prepareStatement(upsert)) {
-                            s.setString(1, resource);
-                            s.setLong(2, lease.token().value());
-                            s.setString(3, lease.leaseId());
-                            s.execute();
-                          }
+                    return () -> {
+                      try (Lease lease = plain.acquire(resource, request)) {
+                        try (Connection c = pool.getConnection();
+                            PreparedStatement s = c.prepareStatement(upsert)) {
+                          s.setString(1, resource);
+                          s.setLong(2, lease.token().value());
+                          s.setString(3, lease.leaseId());
+                          s.execute();
                         }
-                      }
-
-                      public void close() {
-                        plain.close();
                       }
                     };
                   }),
