@@ -8,6 +8,7 @@ import dev.fencing.jdbc.FencedLeaseManager;
 import dev.fencing.jdbc.ResourceFence;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import javax.sql.DataSource;
@@ -85,13 +86,7 @@ final class RegistrationBench {
                       if (token == null || token <= 0) {
                         throw new IllegalStateException("floor acquire failed: " + token);
                       }
-                      try (Connection c = pool.getConnection();
-                          PreparedStatement s = c.prepareStatement(upsert)) {
-                        s.setString(1, resource);
-                        s.setLong(2, token);
-                        s.setString(3, leaseId);
-                        s.execute();
-                      }
+                      upsert(pool, upsert, resource, token, leaseId);
                       Long deleted =
                           script.evalSha(
                               base + "lock",
@@ -112,13 +107,7 @@ final class RegistrationBench {
                     String resource = "reg-lm-" + thread;
                     return () -> {
                       try (Lease lease = plain.acquire(resource, request)) {
-                        try (Connection c = pool.getConnection();
-                            PreparedStatement s = c.prepareStatement(upsert)) {
-                          s.setString(1, resource);
-                          s.setLong(2, lease.token().value());
-                          s.setString(3, lease.leaseId());
-                          s.execute();
-                        }
+                        upsert(pool, upsert, resource, lease.token().value(), lease.leaseId());
                       }
                     };
                   }),
@@ -144,6 +133,19 @@ final class RegistrationBench {
                     };
                   }));
       return Harness.run("registration, " + database, threads, timing, variants);
+    }
+  }
+
+  /** The floor's registration: {@code upsert} on a pool connection in auto-commit. */
+  private static void upsert(
+      DataSource pool, String upsert, String resource, long token, String leaseId)
+      throws SQLException {
+    try (Connection c = pool.getConnection();
+        PreparedStatement s = c.prepareStatement(upsert)) {
+      s.setString(1, resource);
+      s.setLong(2, token);
+      s.setString(3, leaseId);
+      s.execute();
     }
   }
 }
